@@ -1,0 +1,35 @@
+import type { Permissions, User } from "./store/auth.js";
+import type { ContentStore } from "./store/content-store.js";
+import type { Db } from "./store/db.js";
+
+/** Everything a route needs from the running service, fixed at start-up. */
+export interface ServiceContext {
+  db: Db;
+  content: ContentStore;
+  /** Data directory (the challenge outbox lives under it). */
+  dataDir: string;
+  /** Access-token lifetime in milliseconds (from --token-ttl). */
+  tokenTtlMs: number;
+  /** Newest Entity API version served, e.g. "7.7"; the unversioned path answers in it. */
+  apiVersion: string;
+  /** Session lifetime in minutes (maxSessionLifetimeMins); a refresh past it is refused. */
+  maxSessionLifetimeMins: number;
+  /** Shared secret of the deprecated acquire-external login. */
+  externalAuthSecret: string;
+  /** Milliseconds since the epoch; injectable so tests can move time. */
+  now: () => number;
+}
+
+/** The authenticated caller, set by the token middleware. */
+export interface Caller {
+  user: User;
+  token: string;
+  permissions: Permissions;
+}
+
+export type AppEnv = {
+  Variables: {
+    svc: ServiceContext;
+    caller: Caller;
+  };
+};

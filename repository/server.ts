@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serve } from "@hono/node-server";
+import { createApp } from "./app.js";
+import type { ServiceContext } from "./context.js";
+import {
+  DEFAULT_DEMO_PASSWORDS,
+  type DemoPasswords,
+  seedDemo,
+  seedSynthetic,
+  seedUsersAndTags,
+} from "./seed.js";
+import { ContentStore } from "./store/content-store.js";
+import { entityCount, openDatabase } from "./store/db.js";
+
+export type SeedChoice = "demo" | "none" | number;
+
+export interface RepositoryOptions {
+  host?: string;
+  port?: number;
+  /** Data directory; undefined = a temporary directory removed on close. */
+  dataDir?: string;
+  seed?: SeedChoice;
+  tokenTtlMs?: number;
+  apiVersion?: string;
+  maxSessionLifetimeMins?: number;
+  passwords?: Partial<DemoPasswords>;
+  externalAuthSecret?: string;
+  now?: () => number;
+}
+
+export interface RunningRepository {
+  /** Base URL, e.g. http://127.0.0.1:8080 */
+  url: string;
+  svc: ServiceContext;
+  /** Whether this start seeded an empty store. */
+  seeded: boolean;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TOKEN_TTL_MS = 15 * 60_000;
+export const DEFAULT_API_VERSION = "7.7";
+
+/** Opens the store, seeds it if empty, and serves the HTTP API. */
+export async function startRepository(opts: RepositoryOptions = {}): Promise<RunningRepository> {
+  const temporary = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "preservation-repo-"));
+  const db = openDatabase(dataDir);
+  const content = new ContentStore(join(dataDir, "content"));
+  const svc: ServiceContext = {
+    db,
+    content,
+    dataDir,
+    tokenTtlMs: opts.tokenTtlMs ?? DEFAULT_TOKEN_TTL_MS,
+    apiVersion: opts.apiVersion ?? DEFAULT_API_VERSION,
+    maxSessionLifetimeMins: opts.maxSessionLifetimeMins ?? 8 * 60,
+    externalAuthSecret: opts.externalAuthSecret ?? "demo-shared-secret",
+    now: opts.now ?? Date.now,
+  };
+
+  let seeded = false;
+  const seed = opts.seed ?? "demo";
+  // Users and tags are refreshed on every start so password overrides take effect on existing data.
+  seedUsersAndTags(db, { ...DEFAULT_DEMO_PASSWORDS, ...opts.passwords });
+  if (seed !== "none" && entityCount(db) === 0) {
+    if (seed === "demo") seedDemo(db, content);
+    else seedSynthetic(db, content, seed);
+    seeded = true;
+  }
+
+  const app = createApp(svc);
+  const host = opts.host ?? "127.0.0.1";
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 8080, hostname: host }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+
+  let closed = false;
+  return {
+    url: `http://${urlHost}:${port}`,
+    svc,
+    seeded,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive sockets would hold close() open until they time out.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+      db.close();
+      if (temporary) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,176 @@
+import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
+import type { Db } from "./db.js";
+
+/** Users, roles and what roles may do on security tags. */
+
+export const Permission = {
+  READ_METADATA: "Read Metadata",
+  UPDATE_METADATA: "Update Metadata",
+  DOWNLOAD: "Download",
+  INGEST: "Ingest",
+  MOVE: "Move",
+  CHANGE_SECURITY: "Change Security Tag",
+  DELETE: "Delete",
+} as const;
+export type Permission = (typeof Permission)[keyof typeof Permission];
+export const ALL_PERMISSIONS: Permission[] = Object.values(Permission);
+
+export const Role = {
+  ACCESS: "ROLE_SDB_ACCESS_USER",
+  DATA_MANAGEMENT: "ROLE_SDB_DATA_MANAGEMENT_USER",
+  MANAGER: "ROLE_SDB_MANAGER_USER",
+  ADMIN: "ROLE_SDB_ADMIN_USER",
+  REGISTRY_ADMIN: "ROLE_SDB_REGISTRY_ADMIN_USER",
+} as const;
+
+export interface UserRow {
+  username: string;
+  password_hash: string;
+  full_name: string;
+  email: string;
+  tenant: string;
+  roles: string;
+  temporary: number;
+  expires: string | null;
+  needs_challenge: number;
+  totp_secret: string | null;
+  enabled: number;
+  last_login: string | null;
+}
+
+export interface User {
+  username: string;
+  fullName: string;
+  email: string;
+  tenant: string;
+  roles: string[];
+  temporary: boolean;
+  expires: string | null;
+  needsChallenge: boolean;
+  totpSecret: string | null;
+  enabled: boolean;
+  lastLogin: string | null;
+}
+
+function toUser(r: UserRow): User {
+  return {
+    username: r.username,
+    fullName: r.full_name,
+    email: r.email,
+    tenant: r.tenant,
+    roles: JSON.parse(r.roles) as string[],
+    temporary: r.temporary === 1,
+    expires: r.expires,
+    needsChallenge: r.needs_challenge === 1,
+    totpSecret: r.totp_secret,
+    enabled: r.enabled === 1,
+    lastLogin: r.last_login,
+  };
+}
+
+/** scrypt with a per-user salt: stored as `scrypt$<salt hex>$<hash hex>`. */
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, 32);
+  return `scrypt$${salt.toString("hex")}$${hash.toString("hex")}`;
+}
+
+function verifyPassword(password: string, stored: string): boolean {
+  const [scheme, saltHex, hashHex] = stored.split("$");
+  if (scheme !== "scrypt" || !saltHex || !hashHex) return false;
+  const expected = Buffer.from(hashHex, "hex");
+  const actual = scryptSync(password, Buffer.from(saltHex, "hex"), expected.length);
+  return timingSafeEqual(actual, expected);
+}
+
+export interface NewUser {
+  username: string;
+  password: string;
+  fullName: string;
+  email: string;
+  tenant: string;
+  roles: string[];
+  temporary?: boolean;
+  expires?: string | null;
+  needsChallenge?: boolean;
+  totpSecret?: string | null;
+}
+
+export function upsertUser(db: Db, u: NewUser): void {
+  db.prepare(
+    `INSERT INTO users (username, password_hash, full_name, email, tenant, roles, temporary, expires, needs_challenge, totp_secret)
+     VALUES (@username, @hash, @fullName, @email, @tenant, @roles, @temporary, @expires, @needsChallenge, @totp)
+     ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash, full_name = excluded.full_name,
+       email = excluded.email, tenant = excluded.tenant, roles = excluded.roles, temporary = excluded.temporary,
+       expires = excluded.expires, needs_challenge = excluded.needs_challenge, totp_secret = excluded.totp_secret`,
+  ).run({
+    username: u.username,
+    hash: hashPassword(u.password),
+    fullName: u.fullName,
+    email: u.email,
+    tenant: u.tenant,
+    roles: JSON.stringify(u.roles),
+    temporary: u.temporary ? 1 : 0,
+    expires: u.expires ?? null,
+    needsChallenge: u.needsChallenge ? 1 : 0,
+    totp: u.totpSecret ?? null,
+  });
+}
+
+export function getUser(db: Db, username: string): User | undefined {
+  const r = db.prepare("SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
+  return r ? toUser(r) : undefined;
+}
+
+/** The user when the password matches (and the account is enabled), else undefined. */
+export function checkPassword(db: Db, username: string, password: string): User | undefined {
+  const r = db.prepare("SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
+  if (r?.enabled !== 1) return undefined;
+  return verifyPassword(password, r.password_hash) ? toUser(r) : undefined;
+}
+
+export function recordLogin(db: Db, username: string, at: Date): void {
+  db.prepare("UPDATE users SET last_login = ? WHERE username = ?").run(at.toISOString(), username);
+}
+
+export function addSecurityTag(db: Db, name: string): void {
+  db.prepare("INSERT OR IGNORE INTO security_tags (name) VALUES (?)").run(name);
+}
+
+export function grant(db: Db, role: string, tag: string, permissions: readonly Permission[]): void {
+  const ins = db.prepare("INSERT OR IGNORE INTO tag_permissions (role, tag, permission) VALUES (?, ?, ?)");
+  for (const p of permissions) ins.run(role, tag, p);
+}
+
+/**
+ * What a set of roles may do, per tag. Loaded once per request from a small table; callers ask
+ * `permits(tag, permission)` or `tagsWith(permission)` (for SQL filters in lists and search).
+ */
+export class Permissions {
+  private readonly byTag = new Map<string, Set<string>>();
+
+  constructor(db: Db, roles: readonly string[]) {
+    if (roles.length === 0) return;
+    const rows = db
+      .prepare(
+        `SELECT tag, permission FROM tag_permissions WHERE role IN (${roles.map(() => "?").join(",")})`,
+      )
+      .all(...roles) as { tag: string; permission: string }[];
+    for (const r of rows) {
+      let set = this.byTag.get(r.tag);
+      if (!set) {
+        set = new Set();
+        this.byTag.set(r.tag, set);
+      }
+      set.add(r.permission);
+    }
+  }
+
+  permits(tag: string, permission: Permission): boolean {
+    return this.byTag.get(tag)?.has(permission) ?? false;
+  }
+
+  tagsWith(permission: Permission): string[] {
+    return [...this.byTag].filter(([, perms]) => perms.has(permission)).map(([tag]) => tag);
+  }
+}

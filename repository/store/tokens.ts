@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "./db.js";
+
+/**
+ * Access and refresh tokens. Tokens are UUIDs (never contain `/`, which real clients rely on).
+ * A refresh token is single-use and only valid while its access token is; refreshing revokes the old pair.
+ */
+
+export interface TokenRow {
+  token: string;
+  refresh_token: string;
+  username: string;
+  issued_at: number;
+  expires_at: number;
+  session_start: number;
+  revoked: number;
+}
+
+export function issueToken(
+  db: Db,
+  username: string,
+  ttlMs: number,
+  now: number,
+  sessionStart = now,
+): TokenRow {
+  const row: TokenRow = {
+    token: randomUUID(),
+    refresh_token: randomUUID(),
+    username,
+    issued_at: now,
+    expires_at: now + ttlMs,
+    session_start: sessionStart,
+    revoked: 0,
+  };
+  db.prepare(
+    `INSERT INTO tokens (token, refresh_token, username, issued_at, expires_at, session_start, revoked)
+     VALUES (@token, @refresh_token, @username, @issued_at, @expires_at, @session_start, 0)`,
+  ).run(row);
+  // Expired tokens are useless; prune them so the table stays small over a long-lived data directory.
+  db.prepare("DELETE FROM tokens WHERE expires_at < ?").run(now - 24 * 3600_000);
+  return row;
+}
+
+/** The token's row when it exists, is not revoked and has not expired at `now`. */
+export function liveToken(db: Db, token: string, now: number): TokenRow | undefined {
+  const row = db.prepare("SELECT * FROM tokens WHERE token = ?").get(token) as TokenRow | undefined;
+  if (!row || row.revoked === 1 || row.expires_at <= now) return undefined;
+  return row;
+}
+
+export function revokeToken(db: Db, token: string): void {
+  db.prepare("UPDATE tokens SET revoked = 1 WHERE token = ?").run(token);
+}

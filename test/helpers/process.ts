@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+
+/** The built CLI (npm test builds first: see the pretest script). */
+export const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
+
+export interface SpawnedRepository {
+  url: string;
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** SIGTERM and wait for exit; resolves to the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `preservation-mcp repository` as a real process and waits for its `listening on` line. */
+export async function spawnRepository(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<SpawnedRepository> {
+  const child = spawn(process.execPath, [CLI, "repository", "--port", "0", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    out += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const first = out.split("\n")[0];
+      if (out.includes("\n") && first !== undefined) {
+        const m = first.match(/^listening on (http:\/\/\S+)$/);
+        child.stdout.off("data", onData);
+        if (m?.[1]) resolve(m[1]);
+        else reject(new Error(`unexpected first line: ${first}`));
+      }
+    };
+    child.stdout.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`repository exited (${code}) before listening: ${err}`)));
+  });
+  return {
+    url,
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const [code] = await once(child, "exit");
+      return code as number | null;
+    },
+  };
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+export async function runCli(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const [code] = await once(child, "exit");
+  return { code: code as number | null, stdout, stderr };
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli, spawnRepository } from "../helpers/process.js";
+import { authed, login } from "../helpers/repository.js";
+
+describe("the repository service process", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "repo-process-test-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("prints its URL first, seeds once, keeps data and tokens across a restart, and stops cleanly on SIGTERM", async () => {
+    const first = await spawnRepository(["--data", dataDir, "--seed", "demo"]);
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(first.stdout()).toContain("(seeded)");
+    const { token } = await login(first.url, "manager");
+    const before = await (await authed(first.url, token)("/api/entity/root/children")).text();
+    expect(await first.stop()).toBe(0);
+
+    const second = await spawnRepository(["--data", dataDir, "--seed", "demo"]);
+    try {
+      expect(second.stdout()).not.toContain("(seeded)");
+      // The token issued before the restart is still valid: tokens live in the database.
+      const after = await (await authed(second.url, token)("/api/entity/root/children")).text();
+      expect(after.replaceAll(second.url, "X")).toBe(before.replaceAll(first.url, "X"));
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it("honours password overrides from the environment", async () => {
+    const repo = await spawnRepository(["--seed", "none"], {
+      PRESERVATION_DEMO_READER_PASSWORD: "s3cret-reader",
+    });
+    try {
+      expect(repo.stdout()).not.toContain("s3cret-reader");
+      const res = await fetch(`${repo.url}/api/accesstoken/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: "reader", password: "s3cret-reader" }),
+      });
+      expect(res.status).toBe(200);
+      const old = await fetch(`${repo.url}/api/accesstoken/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: "reader", password: "reader-demo-pw" }),
+      });
+      expect(old.status).toBe(401);
+    } finally {
+      await repo.stop();
+    }
+  });
+
+  it("rejects bad flags with one line that names the flag", async () => {
+    for (const [args, pattern] of [
+      [["repository", "--seed", "lots"], /--seed must be/],
+      [["repository", "--token-ttl", "soon"], /--token-ttl must be a duration/],
+      [["repository", "--port", "99999"], /--port must be/],
+      [["repository", "--bogus"], /bogus/],
+    ] as const) {
+      const r = await runCli([...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(pattern);
+      expect(r.stdout).toBe("");
+    }
+  });
+});

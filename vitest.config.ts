@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    // Tests start real service processes on loopback; two workers match the CI machines' two cores.
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
