@@ -1,0 +1,261 @@
+import { randomUUID } from "node:crypto";
+import type { StoredBlob } from "./content-store.js";
+import type { Db } from "./db.js";
+
+/**
+ * Writes and basic reads of the entity graph. Every write that changes searchable text calls
+ * `reindexEntity`, so the FTS table never drifts from the entities it describes.
+ */
+
+export type EntityType = "SO" | "IO" | "CO";
+
+export interface EntityRow {
+  id: number;
+  ref: string;
+  type: EntityType;
+  title: string;
+  description: string | null;
+  security_tag: string;
+  custom_type: string | null;
+  parent_ref: string | null;
+  created: string;
+  modified: string;
+  deleted: number;
+}
+
+export interface NewEntity {
+  ref?: string;
+  type: EntityType;
+  title: string;
+  description?: string | null;
+  securityTag: string;
+  customType?: string | null;
+  parentRef?: string | null;
+  /** ISO 8601; defaults to now. */
+  created?: string;
+}
+
+export function insertEntity(db: Db, e: NewEntity): EntityRow {
+  const now = e.created ?? new Date().toISOString();
+  const ref = e.ref ?? randomUUID();
+  const info = db
+    .prepare(
+      `INSERT INTO entities (ref, type, title, description, security_tag, custom_type, parent_ref, created, modified)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      ref,
+      e.type,
+      e.title,
+      e.description ?? null,
+      e.securityTag,
+      e.customType ?? null,
+      e.parentRef ?? null,
+      now,
+      now,
+    );
+  const id = Number(info.lastInsertRowid);
+  db.prepare("INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, '')").run(
+    id,
+    e.title,
+    e.description ?? "",
+  );
+  return getEntityById(db, id) as EntityRow;
+}
+
+export function getEntity(db: Db, ref: string): EntityRow | undefined {
+  return db.prepare("SELECT * FROM entities WHERE ref = ? AND deleted = 0").get(ref) as EntityRow | undefined;
+}
+
+export function getEntityById(db: Db, id: number): EntityRow | undefined {
+  return db.prepare("SELECT * FROM entities WHERE id = ?").get(id) as EntityRow | undefined;
+}
+
+/** Text of all metadata fragments of an entity with the XML tags removed, for the full-text index. */
+export function metadataText(db: Db, ref: string): string {
+  const rows = db.prepare("SELECT content FROM metadata_fragments WHERE entity_ref = ?").all(ref) as {
+    content: string;
+  }[];
+  return rows
+    .map((r) =>
+      r.content
+        .replace(/<[^>]*>/g, " ")
+        .replace(/\s+/g, " ")
+        .trim(),
+    )
+    .join(" ");
+}
+
+export function reindexEntity(db: Db, ref: string): void {
+  const e = db.prepare("SELECT * FROM entities WHERE ref = ?").get(ref) as EntityRow | undefined;
+  if (!e) return;
+  db.prepare("DELETE FROM entity_fts WHERE rowid = ?").run(e.id);
+  db.prepare("INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, ?)").run(
+    e.id,
+    e.title,
+    e.description ?? "",
+    metadataText(db, ref),
+  );
+}
+
+/** `opts` lets a deterministic seed fix the fragment ref and dates; both default to fresh values. */
+export function addFragment(
+  db: Db,
+  entityRef: string,
+  schemaUri: string,
+  content: string,
+  opts: { mref?: string; date?: string } = {},
+): string {
+  const mref = opts.mref ?? randomUUID();
+  const now = opts.date ?? new Date().toISOString();
+  db.prepare(
+    "INSERT INTO metadata_fragments (mref, entity_ref, schema_uri, content, created, modified) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(mref, entityRef, schemaUri, content, now, now);
+  reindexEntity(db, entityRef);
+  return mref;
+}
+
+export function addIdentifier(
+  db: Db,
+  entityRef: string,
+  type: string,
+  value: string,
+  apiId?: string,
+): string {
+  apiId ??= randomUUID().replaceAll("-", "");
+  db.prepare("INSERT INTO identifiers (api_id, entity_ref, type, value) VALUES (?, ?, ?, ?)").run(
+    apiId,
+    entityRef,
+    type,
+    value,
+  );
+  return apiId;
+}
+
+export function addLink(db: Db, linkType: string, fromRef: string, toRef: string, apiId?: string): string {
+  apiId ??= randomUUID().replaceAll("-", "");
+  db.prepare("INSERT INTO links (api_id, link_type, from_ref, to_ref) VALUES (?, ?, ?, ?)").run(
+    apiId,
+    linkType,
+    fromRef,
+    toRef,
+  );
+  return apiId;
+}
+
+/** Adds representation number N+1 of `type` to an IO, holding the given COs in order. */
+export function addRepresentation(
+  db: Db,
+  ioRef: string,
+  type: "Preservation" | "Access",
+  name: string | null,
+  coRefs: string[],
+): number {
+  const { n } = db
+    .prepare("SELECT coalesce(max(idx), 0) AS n FROM representations WHERE io_ref = ? AND type = ?")
+    .get(ioRef, type) as { n: number };
+  const info = db
+    .prepare("INSERT INTO representations (io_ref, type, name, idx) VALUES (?, ?, ?, ?)")
+    .run(ioRef, type, name, n + 1);
+  const repId = Number(info.lastInsertRowid);
+  const ins = db.prepare(
+    "INSERT INTO representation_objects (representation_id, co_ref, position) VALUES (?, ?, ?)",
+  );
+  coRefs.forEach((co, i) => {
+    ins.run(repId, co, i + 1);
+  });
+  return n + 1;
+}
+
+export interface NewGeneration {
+  original?: boolean;
+  active?: boolean;
+  label?: string | null;
+  formatGroup?: string | null;
+  effectiveDate?: string | null;
+  formatPuid?: string | null;
+  formatName?: string | null;
+  formatVersion?: string | null;
+}
+
+/** Adds generation N+1 to a CO; returns its row id. */
+export function addGeneration(db: Db, coRef: string, g: NewGeneration): number {
+  const { n } = db
+    .prepare("SELECT coalesce(max(idx), 0) AS n FROM generations WHERE co_ref = ?")
+    .get(coRef) as { n: number };
+  const info = db
+    .prepare(
+      `INSERT INTO generations (co_ref, idx, original, active, label, format_group, effective_date, format_puid, format_name, format_version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      coRef,
+      n + 1,
+      g.original === false ? 0 : 1,
+      g.active === false ? 0 : 1,
+      g.label ?? null,
+      g.formatGroup ?? null,
+      g.effectiveDate ?? null,
+      g.formatPuid ?? null,
+      g.formatName ?? null,
+      g.formatVersion ?? null,
+    );
+  return Number(info.lastInsertRowid);
+}
+
+/** Adds bitstream N+1 to a generation, recording all four fixities of the stored blob. */
+export function addBitstream(
+  db: Db,
+  generationId: number,
+  b: { filename: string; originalName?: string | null; mimeType: string; blob: StoredBlob },
+): number {
+  const { n } = db
+    .prepare("SELECT coalesce(max(idx), 0) AS n FROM bitstreams WHERE generation_id = ?")
+    .get(generationId) as { n: number };
+  const info = db
+    .prepare(
+      `INSERT INTO bitstreams (generation_id, idx, filename, original_name, size, mime_type, content_sha256)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(
+      generationId,
+      n + 1,
+      b.filename,
+      b.originalName ?? b.filename,
+      b.blob.size,
+      b.mimeType,
+      b.blob.sha256,
+    );
+  const id = Number(info.lastInsertRowid);
+  const fix = db.prepare("INSERT INTO fixities (bitstream_id, algorithm, value) VALUES (?, ?, ?)");
+  for (const [alg, value] of Object.entries(b.blob.fixity)) fix.run(id, alg, value);
+  return id;
+}
+
+export interface NewEvent {
+  /** Event ref; defaults to a fresh UUID (the seed passes fixed ones). */
+  ref?: string;
+  type: string;
+  date?: string;
+  username: string;
+  workflowName?: string | null;
+  workflowInstanceId?: string | null;
+  actions: { entityRef: string; commandType: string; serialisedCommand?: string | null }[];
+}
+
+/** Records an event and its actions (one event may act on several entities). Returns the event ref. */
+export function addEvent(db: Db, e: NewEvent): string {
+  const ref = e.ref ?? randomUUID();
+  const date = e.date ?? new Date().toISOString();
+  const info = db
+    .prepare(
+      "INSERT INTO events (ref, type, date, username, workflow_name, workflow_instance_id) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .run(ref, e.type, date, e.username, e.workflowName ?? null, e.workflowInstanceId ?? null);
+  const eventId = Number(info.lastInsertRowid);
+  const ins = db.prepare(
+    "INSERT INTO event_actions (event_id, entity_ref, command_type, date, serialised_command) VALUES (?, ?, ?, ?, ?)",
+  );
+  for (const a of e.actions) ins.run(eventId, a.entityRef, a.commandType, date, a.serialisedCommand ?? null);
+  return ref;
+}
