@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { indexDublinCore } from "../search/dublin-core.js";
 import type { StoredBlob } from "./content-store.js";
 import type { Db } from "./db.js";
 
@@ -96,6 +97,7 @@ export function reindexEntity(db: Db, ref: string): void {
     e.description ?? "",
     metadataText(db, ref),
   );
+  indexDublinCore(db, ref);
 }
 
 /** `opts` lets a deterministic seed fix the fragment ref and dates; both default to fresh values. */

@@ -186,4 +186,15 @@ CREATE TABLE IF NOT EXISTS challenges (
 CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (
   title, description, metadata, tokenize = 'unicode61 remove_diacritics 2'
 );
+
+-- Dublin Core element values (name = element, e.g. 'creator') from each entity's metadata fragments,
+-- rebuilt by reindexEntity; the Content API filters, facets and returns oai_dc.* fields from here.
+CREATE TABLE IF NOT EXISTS entity_dc_values (
+  entity_ref TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  value      TEXT NOT NULL,
+  position   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entity_dc_values_entity ON entity_dc_values (entity_ref, name);
+CREATE INDEX IF NOT EXISTS entity_dc_values_lookup ON entity_dc_values (name, value);
 `;
