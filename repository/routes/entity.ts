@@ -1,7 +1,121 @@
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import type { EntityType } from "../store/entities.js";
+import {
+  childrenPage,
+  findFragment,
+  fragmentsOf,
+  fragmentsPage,
+  identifiersPage,
+  linksPage,
+} from "../store/entity-queries.js";
+import {
+  childrenDocument,
+  entityDocument,
+  fragmentListDocument,
+  identifiersDocument,
+  linksDocument,
+  metadataDocument,
+} from "../xml/entity-docs.js";
+import { versionDetailsDocument } from "../xml/event-docs.js";
+import { fullVersionString, newestVersion } from "../xml/versions.js";
+import {
+  type EntityEnv,
+  listMeta,
+  paging,
+  readableEntity,
+  readableTags,
+  requireUuid,
+  versionMiddleware,
+  xml,
+} from "./entity-common.js";
+import { registerEntityEventRoutes } from "./entity-events.js";
+import { registerEntityFileRoutes } from "./entity-files.js";
 
-/** Entity API (XML). Placeholder until the entity routes land. */
-export function entityRoutes(_newestVersion: string): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+/**
+ * Entity API (XML), read side. One sub-app holds every route; it is mounted twice, on `/vX.Y` (answers
+ * in that version's namespaces) and on `/` (answers in the newest), so the two can never drift apart.
+ * Every route needs a token, and every entity route Read Metadata on the entity's security tag.
+ */
+export function entityRoutes(newest: string): Hono<AppEnv> {
+  const api = new Hono<EntityEnv>();
+  api.use("*", versionMiddleware(newestVersion(newest)), requireToken);
+
+  const current = fullVersionString(newest);
+  api.get("/versiondetails/version", (c) => xml(c, versionDetailsDocument(c.get("render").version, current)));
+
+  registerEntityReadRoutes(api);
+  registerEntityFileRoutes(api);
+  registerEntityEventRoutes(api);
+
+  const root = new Hono<EntityEnv>();
+  root.route("/:version{v[0-9]+\\.[0-9]+}", api);
+  root.route("/", api);
+  return root as unknown as Hono<AppEnv>;
+}
+
+const ENTITY_PATHS: [string, EntityType][] = [
+  ["structural-objects", "SO"],
+  ["information-objects", "IO"],
+  ["content-objects", "CO"],
+];
+
+function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
+  api.get("/root/children", (c) => {
+    const { start, max } = paging(c);
+    const page = childrenPage(c.get("svc").db, null, readableTags(c), start, max);
+    return xml(c, childrenDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+  });
+
+  api.get("/structural-objects/:ref/children", (c) => {
+    const folder = readableEntity(c, c.req.param("ref"), "SO");
+    const { start, max } = paging(c);
+    const page = childrenPage(c.get("svc").db, folder.ref, readableTags(c), start, max);
+    return xml(c, childrenDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+  });
+
+  for (const [path, type] of ENTITY_PATHS) {
+    api.get(`/${path}/:ref`, (c) => {
+      const e = readableEntity(c, c.req.param("ref"), type);
+      return xml(c, entityDocument(c.get("render"), e, fragmentsOf(c.get("svc").db, e.ref)));
+    });
+
+    api.get(`/${path}/:ref/metadata`, (c) => {
+      const e = readableEntity(c, c.req.param("ref"), type);
+      const { start, max } = paging(c);
+      const page = fragmentsPage(c.get("svc").db, e.ref, start, max);
+      return xml(
+        c,
+        fragmentListDocument(c.get("render"), e, page.items, listMeta(c, start, max, page.total)),
+      );
+    });
+
+    api.get(`/${path}/:ref/metadata/:mref`, (c) => {
+      const e = readableEntity(c, c.req.param("ref"), type);
+      const mref = requireUuid(c.req.param("mref"), "Metadata fragment reference");
+      const f = findFragment(c.get("svc").db, mref);
+      if (!f || f.entity_ref !== e.ref) {
+        throw new HTTPException(404, {
+          message: `Metadata fragment ${mref} not found on entity ${e.ref}; the entity's Metadata/Fragment URLs list its fragments`,
+        });
+      }
+      return xml(c, metadataDocument(c.get("render"), e, f));
+    });
+
+    api.get(`/${path}/:ref/identifiers`, (c) => {
+      const e = readableEntity(c, c.req.param("ref"), type);
+      const { start, max } = paging(c);
+      const page = identifiersPage(c.get("svc").db, e.ref, start, max);
+      return xml(c, identifiersDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    });
+
+    api.get(`/${path}/:ref/links`, (c) => {
+      const e = readableEntity(c, c.req.param("ref"), type);
+      const { start, max } = paging(c);
+      const page = linksPage(c.get("svc").db, e.ref, readableTags(c), start, max);
+      return xml(c, linksDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    });
+  }
 }

@@ -1,0 +1,158 @@
+import type { Context } from "hono";
+import { createMiddleware } from "hono/factory";
+import { HTTPException } from "hono/http-exception";
+import type { AppEnv } from "../context.js";
+import { parsePaging } from "../paging.js";
+import { Permission } from "../store/auth.js";
+import type { EntityType } from "../store/entities.js";
+import { type EntityRecord, findEntity, tagsParam } from "../store/entity-queries.js";
+import type { ListMeta, RenderContext } from "../xml/common.js";
+import { type ApiVersion, resolveRequestedVersion } from "../xml/versions.js";
+
+/** Shared plumbing of the Entity API read routes: version, URLs, refs, permissions, paging, replies. */
+
+export type EntityEnv = {
+  Variables: AppEnv["Variables"] & {
+    /** Version and absolute base URL the reply is rendered for. */
+    render: RenderContext;
+  };
+};
+export type EntityContext = Context<EntityEnv>;
+
+/** Where app.ts mounts the Entity API; response URLs are built on it. */
+export const ENTITY_API_PATH = "/api/entity";
+export const DEFAULT_PAGE_SIZE = 100;
+const XML_CONTENT_TYPE = "application/xml;charset=UTF-8";
+
+/**
+ * Picks the reply's version: the `/vX.Y` path segment when present (404 for versions this service does
+ * not speak), else the newest. Also fixes the absolute base URL on the request's own origin, keeping the
+ * versioned prefix so every URL in the reply leads back to the same version.
+ */
+export function versionMiddleware(newest: ApiVersion) {
+  return createMiddleware<EntityEnv>(async (c, next) => {
+    const requested = c.req.param("version") as string | undefined;
+    let version = newest;
+    let base = `${new URL(c.req.url).origin}${ENTITY_API_PATH}`;
+    if (requested) {
+      const resolved = resolveRequestedVersion(requested, newest);
+      if ("error" in resolved) throw new HTTPException(404, { message: resolved.error });
+      version = resolved.version;
+      base += `/v${version.label}`;
+    }
+    c.set("render", { version, base });
+    await next();
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** 400 unless `raw` is a UUID; returns it lower-cased (refs are stored lower-case). */
+export function requireUuid(raw: string | undefined, what = "Entity reference"): string {
+  if (!raw || !UUID.test(raw)) {
+    throw new HTTPException(400, {
+      message: `${what} "${raw ?? ""}" is not a UUID; references look like 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
+    });
+  }
+  return raw.toLowerCase();
+}
+
+const TYPE_NAMES: Record<EntityType, string> = {
+  SO: "a structural object (folder)",
+  IO: "an information object (asset)",
+  CO: "a content object",
+};
+const TYPE_PATHS: Record<EntityType, string> = {
+  SO: "structural-objects",
+  IO: "information-objects",
+  CO: "content-objects",
+};
+
+/**
+ * The entity `rawRef` of `type` when the caller may read it: 400 for a malformed ref, 404 when there is
+ * no such entity of that type, 403 without Read Metadata on its security tag.
+ */
+export function readableEntity(c: EntityContext, rawRef: string | undefined, type: EntityType): EntityRecord {
+  const ref = requireUuid(rawRef);
+  const e = findEntity(c.get("svc").db, ref);
+  if (!e) throw new HTTPException(404, { message: `Entity ${ref} not found` });
+  if (e.type !== type) {
+    throw new HTTPException(404, {
+      message: `Entity ${ref} not found among ${TYPE_PATHS[type]}: it is ${TYPE_NAMES[e.type]}; use ${ENTITY_API_PATH}/${TYPE_PATHS[e.type]}/${ref}`,
+    });
+  }
+  requirePermission(c, e, Permission.READ_METADATA);
+  return e;
+}
+
+export function requirePermission(c: EntityContext, e: EntityRecord, permission: Permission): void {
+  const caller = c.get("caller");
+  if (!caller.permissions.permits(e.security_tag, permission)) {
+    throw new HTTPException(403, {
+      message: `User ${caller.user.username} lacks the ${permission} permission on security tag "${e.security_tag}" of entity ${e.ref}`,
+    });
+  }
+}
+
+/** The caller's readable security tags, as the read queries take them. */
+export function readableTags(c: EntityContext): string {
+  return tagsParam(c.get("caller").permissions.tagsWith(Permission.READ_METADATA));
+}
+
+export function paging(c: EntityContext): { start: number; max: number } {
+  return parsePaging((name) => c.req.query(name), DEFAULT_PAGE_SIZE);
+}
+
+/**
+ * Paging facts of a list reply. Next keeps every other query parameter (filters) and is absolute on
+ * the request's origin; it appears only when more results remain (and never for max=0, which would
+ * send a client round in circles).
+ */
+export function listMeta(c: EntityContext, start: number, max: number, total: number): ListMeta {
+  const self = c.req.url;
+  if (max === 0 || start + max >= total) return { total, self };
+  const next = new URL(self);
+  next.searchParams.set("start", String(start + max));
+  next.searchParams.set("max", String(max));
+  return { total, self, next: next.toString() };
+}
+
+export function xml(c: EntityContext, body: string): Response {
+  return c.body(body, 200, { "Content-Type": XML_CONTENT_TYPE });
+}
+
+/** A positive integer path segment (representation, generation and bitstream numbers). */
+export function requireIndex(raw: string | undefined, what: string): number {
+  if (!raw || !/^[1-9]\d{0,8}$/.test(raw)) {
+    throw new HTTPException(400, { message: `${what} must be a positive whole number, got "${raw ?? ""}"` });
+  }
+  return Number(raw);
+}
+
+/**
+ * An ISO 8601 date or date-time query parameter as a UTC ISO string (the form stored dates use), so
+ * string comparison in SQL orders correctly. A `+` in an offset arrives as a space when the client did
+ * not percent-encode it; that is repaired rather than rejected.
+ */
+export function isoParam(c: EntityContext, name: string, required: boolean): string | null {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw.trim() === "") {
+    if (required) {
+      throw new HTTPException(400, {
+        message: `Parameter ${name} is required: an ISO 8601 date such as 2024-01-31 or 2024-01-31T12:00:00Z`,
+      });
+    }
+    return null;
+  }
+  const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, "+$1");
+  const m = /^(\d{4}-\d{2}-\d{2})(?:(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
+  // Dates without a zone are UTC (the service's clock), not the server's local time.
+  const zone = m?.[3] ? (m[3] === "Z" ? "Z" : `${m[3].slice(0, 3)}:${m[3].slice(-2)}`) : "Z";
+  const ms = m ? Date.parse(`${m[1]}${m[2] ?? "T00:00:00"}${zone}`) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new HTTPException(400, {
+      message: `Parameter ${name} must be an ISO 8601 date such as 2024-01-31 or 2024-01-31T12:00:00Z, got "${raw}"`,
+    });
+  }
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,97 @@
+import type { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { EntityType } from "../store/entities.js";
+import {
+  byIdentifierPage,
+  entityActionsPage,
+  eventActionsPage,
+  eventsPage,
+  findEvent,
+  updatedSincePage,
+} from "../store/entity-queries.js";
+import { entitiesDocument, eventActionsDocument, eventsDocument } from "../xml/event-docs.js";
+import {
+  type EntityContext,
+  type EntityEnv,
+  isoParam,
+  listMeta,
+  paging,
+  readableEntity,
+  readableTags,
+  requireUuid,
+  xml,
+} from "./entity-common.js";
+
+/**
+ * History and look-ups: event actions of an entity, events (filtered), actions of one event, entities
+ * updated since a date, entities by identifier. Only what acts on entities the caller may read is shown.
+ */
+export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
+  const paths: [string, EntityType][] = [
+    ["structural-objects", "SO"],
+    ["information-objects", "IO"],
+    ["content-objects", "CO"],
+  ];
+  for (const [path, type] of paths) {
+    api.get(`/${path}/:ref/event-actions`, (c) => {
+      const e = readableEntity(c, c.req.param("ref"), type);
+      const { start, max } = paging(c);
+      const page = entityActionsPage(c.get("svc").db, e.ref, start, max);
+      return xml(c, eventActionsDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    });
+  }
+
+  api.get("/events", (c) => {
+    const { start, max } = paging(c);
+    const types = listParam(c, "types");
+    const filter = {
+      types: types.length > 0 ? JSON.stringify(types) : null,
+      from: isoParam(c, "from", false),
+      to: isoParam(c, "to", false),
+      username: c.req.query("username")?.trim() || null,
+    };
+    const page = eventsPage(c.get("svc").db, filter, readableTags(c), start, max);
+    return xml(c, eventsDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+  });
+
+  api.get("/events/:eventRef/event-actions", (c) => {
+    const ref = requireUuid(c.req.param("eventRef"), "Event reference");
+    const db = c.get("svc").db;
+    const event = findEvent(db, ref);
+    if (!event)
+      throw new HTTPException(404, { message: `Event ${ref} not found; list events at /api/entity/events` });
+    const { start, max } = paging(c);
+    const page = eventActionsPage(db, event.id, readableTags(c), start, max);
+    return xml(c, eventActionsDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+  });
+
+  api.get("/entities/updated-since", (c) => {
+    const since = isoParam(c, "date", true) as string;
+    const until = isoParam(c, "endDate", false);
+    const { start, max } = paging(c);
+    const page = updatedSincePage(c.get("svc").db, since, until, readableTags(c), start, max);
+    return xml(c, entitiesDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+  });
+
+  api.get("/entities/by-identifier", (c) => {
+    const value = c.req.query("value");
+    if (value === undefined || value === "") {
+      throw new HTTPException(400, {
+        message:
+          "Parameter value is required (and type usually): /api/entity/entities/by-identifier?type=…&value=…",
+      });
+    }
+    const type = c.req.query("type") || null;
+    const { start, max } = paging(c);
+    const page = byIdentifierPage(c.get("svc").db, type, value, readableTags(c), start, max);
+    return xml(c, entitiesDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+  });
+}
+
+/** A list parameter given as `a,b` or repeated (`?types=a&types=b`), or both. */
+function listParam(c: EntityContext, name: string): string[] {
+  return (c.req.queries(name) ?? [])
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
+}

@@ -1,0 +1,167 @@
+import { Readable } from "node:stream";
+import type { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { Permission } from "../store/auth.js";
+import {
+  type BitstreamRecord,
+  bitstreamsOf,
+  findBitstream,
+  findGeneration,
+  findRepresentation,
+  fixitiesOf,
+  type GenerationRecord,
+  generationsPage,
+  representationObjects,
+  representationsPage,
+} from "../store/entity-queries.js";
+import {
+  bitstreamDocument,
+  generationDocument,
+  generationsDocument,
+  representationDocument,
+  representationsDocument,
+} from "../xml/file-docs.js";
+import { contentDisposition, decideRange } from "./byte-range.js";
+import {
+  type EntityContext,
+  type EntityEnv,
+  listMeta,
+  paging,
+  readableEntity,
+  readableTags,
+  requireIndex,
+  requirePermission,
+  xml,
+} from "./entity-common.js";
+
+/**
+ * The content chain of the Entity API: representations of an asset, generations of a content object,
+ * bitstreams of a generation, and the bitstream bytes (streamed from the content store, with Range).
+ */
+export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
+  api.get("/information-objects/:ref/representations", (c) => {
+    const io = readableEntity(c, c.req.param("ref"), "IO");
+    const { start, max } = paging(c);
+    const page = representationsPage(c.get("svc").db, io.ref, start, max);
+    return xml(
+      c,
+      representationsDocument(c.get("render"), io.ref, page.items, listMeta(c, start, max, page.total)),
+    );
+  });
+
+  const representation = (c: EntityContext, rawIdx: string | undefined) => {
+    const io = readableEntity(c, c.req.param("ref"), "IO");
+    const type = c.req.param("type") ?? "";
+    const idx = rawIdx === undefined ? 1 : requireIndex(rawIdx, "Representation number");
+    const db = c.get("svc").db;
+    const rep = findRepresentation(db, io.ref, type, idx);
+    if (!rep) {
+      throw new HTTPException(404, {
+        message: `Asset ${io.ref} has no ${type} representation ${idx}; list them at …/information-objects/${io.ref}/representations`,
+      });
+    }
+    return xml(
+      c,
+      representationDocument(c.get("render"), rep, representationObjects(db, rep.id, readableTags(c))),
+    );
+  };
+  // `…/representations/{type}` alone names the first representation of that type.
+  api.get("/information-objects/:ref/representations/:type", (c) => representation(c, undefined));
+  api.get("/information-objects/:ref/representations/:type/:n", (c) => representation(c, c.req.param("n")));
+
+  api.get("/content-objects/:ref/generations", (c) => {
+    const co = readableEntity(c, c.req.param("ref"), "CO");
+    const { start, max } = paging(c);
+    const page = generationsPage(c.get("svc").db, co.ref, start, max);
+    return xml(
+      c,
+      generationsDocument(c.get("render"), co.ref, page.items, listMeta(c, start, max, page.total)),
+    );
+  });
+
+  api.get("/content-objects/:ref/generations/:n", (c) => {
+    const g = readableGeneration(c);
+    return xml(c, generationDocument(c.get("render"), g, bitstreamsOf(c.get("svc").db, g.id)));
+  });
+
+  api.get("/content-objects/:ref/generations/:n/bitstreams/:m", (c) => {
+    const { generation, bitstream } = readableBitstream(c);
+    const fixities = fixitiesOf(c.get("svc").db, bitstream.id);
+    return xml(c, bitstreamDocument(c.get("render"), generation, bitstream, fixities));
+  });
+
+  api.get("/content-objects/:ref/generations/:n/bitstreams/:m/content", (c) => {
+    const { bitstream } = readableBitstream(c, Permission.DOWNLOAD);
+    return streamBitstream(c, bitstream);
+  });
+}
+
+function readableGeneration(c: EntityContext, extra?: Permission): GenerationRecord {
+  const co = readableEntity(c, c.req.param("ref"), "CO");
+  if (extra) requirePermission(c, co, extra);
+  const idx = requireIndex(c.req.param("n"), "Generation number");
+  const g = findGeneration(c.get("svc").db, co.ref, idx);
+  if (!g) {
+    throw new HTTPException(404, {
+      message: `Content object ${co.ref} has no generation ${idx}; list them at …/content-objects/${co.ref}/generations`,
+    });
+  }
+  return g;
+}
+
+function readableBitstream(
+  c: EntityContext,
+  extra?: Permission,
+): { generation: GenerationRecord; bitstream: BitstreamRecord } {
+  const generation = readableGeneration(c, extra);
+  const idx = requireIndex(c.req.param("m"), "Bitstream number");
+  const bitstream = findBitstream(c.get("svc").db, generation.id, idx);
+  if (!bitstream) {
+    throw new HTTPException(404, {
+      message: `Generation ${generation.idx} of content object ${generation.co_ref} has no bitstream ${idx}`,
+    });
+  }
+  return { generation, bitstream };
+}
+
+/**
+ * The bitstream's bytes, streamed from the content store (never buffered whole): 200 with everything,
+ * 206 for a satisfiable single Range, 416 otherwise. HEAD gets the headers without opening the blob.
+ */
+function streamBitstream(c: EntityContext, b: BitstreamRecord): Response {
+  const { content } = c.get("svc");
+  if (!content.has(b.content_sha256)) {
+    throw new HTTPException(500, {
+      message: `The bytes of bitstream ${b.filename} (sha256 ${b.content_sha256}) are missing from the content store`,
+    });
+  }
+  const size = b.size;
+  const headers: Record<string, string> = {
+    "Content-Type": b.mime_type || "application/octet-stream",
+    "Content-Disposition": contentDisposition(b.filename),
+    "Accept-Ranges": "bytes",
+    ETag: `"${b.content_sha256}"`,
+  };
+  const decision = decideRange(c.req.header("range"), size);
+  if (decision.kind === "unsatisfiable") {
+    return new Response(
+      JSON.stringify({ success: false, message: `Range not satisfiable: the content is ${size} bytes long` }),
+      {
+        status: 416,
+        headers: {
+          "Content-Type": "application/json",
+          "Content-Range": `bytes */${size}`,
+          "Accept-Ranges": "bytes",
+        },
+      },
+    );
+  }
+  const range = decision.kind === "partial" ? { start: decision.start, end: decision.end } : undefined;
+  const length = range ? range.end - range.start + 1 : size;
+  headers["Content-Length"] = String(length);
+  if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${size}`;
+  const status = range ? 206 : 200;
+  if (c.req.method === "HEAD" || length === 0) return new Response(null, { status, headers });
+  const body = Readable.toWeb(content.read(b.content_sha256, range)) as unknown as ReadableStream<Uint8Array>;
+  return new Response(body, { status, headers });
+}

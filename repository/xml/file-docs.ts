@@ -1,0 +1,155 @@
+import type {
+  BitstreamRecord,
+  EntitySummary,
+  FixityRecord,
+  GenerationRecord,
+  RepresentationRecord,
+  RepresentationSummary,
+} from "../store/entity-queries.js";
+import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
+import { hasOriginalName } from "./versions.js";
+
+/**
+ * EntityAPI documents of the content chain: representations of an asset, generations of a content
+ * object, and bitstreams of a generation (wire-formats §2.10).
+ */
+
+export function representationUrl(ctx: RenderContext, ioRef: string, type: string, idx: number): string {
+  return `${entityUrl(ctx, "IO", ioRef)}/representations/${encodeURIComponent(type)}/${idx}`;
+}
+
+export function generationUrl(ctx: RenderContext, coRef: string, idx: number): string {
+  return `${entityUrl(ctx, "CO", coRef)}/generations/${idx}`;
+}
+
+export function bitstreamUrl(ctx: RenderContext, coRef: string, generationIdx: number, idx: number): string {
+  return `${generationUrl(ctx, coRef, generationIdx)}/bitstreams/${idx}`;
+}
+
+/** RepresentationsResponse: Representation type/name with the URL …/representations/{Type}/{n}. */
+export function representationsDocument(
+  ctx: RenderContext,
+  ioRef: string,
+  reps: RepresentationSummary[],
+  meta: ListMeta,
+): string {
+  const w = openDocument(ctx, "RepresentationsResponse").open("Representations");
+  for (const r of reps) {
+    w.leaf("Representation", representationUrl(ctx, ioRef, r.type, r.idx), { type: r.type, name: r.name });
+  }
+  w.close("Representations");
+  return writeListTail(w, meta).close("RepresentationsResponse").toString();
+}
+
+/** RepresentationResponse: xip:Representation, then ContentObjects/ContentObject title/ref/type URLs. */
+export function representationDocument(
+  ctx: RenderContext,
+  rep: RepresentationRecord,
+  contentObjects: EntitySummary[],
+): string {
+  const w = openDocument(ctx, "RepresentationResponse");
+  w.open("xip:Representation").leaf("xip:InformationObject", rep.io_ref).opt("xip:Name", rep.name);
+  w.leaf("xip:Type", rep.type).open("xip:ContentObjects");
+  for (const co of contentObjects) w.leaf("xip:ContentObject", co.ref);
+  w.close("xip:ContentObjects")
+    .leaf("xip:RepresentationFormats")
+    .leaf("xip:RepresentationProperties")
+    .close("xip:Representation");
+  w.open("ContentObjects");
+  for (const co of contentObjects) {
+    w.leaf("ContentObject", entityUrl(ctx, "CO", co.ref), { title: co.title, ref: co.ref, type: "CO" });
+  }
+  w.close("ContentObjects");
+  w.open("AdditionalInformation")
+    .leaf("Self", representationUrl(ctx, rep.io_ref, rep.type, rep.idx))
+    .close("AdditionalInformation");
+  return w.close("RepresentationResponse").toString();
+}
+
+/** GenerationsResponse: Generation active=… with the URL …/generations/{n}. */
+export function generationsDocument(
+  ctx: RenderContext,
+  coRef: string,
+  gens: { idx: number; active: number }[],
+  meta: ListMeta,
+): string {
+  const w = openDocument(ctx, "GenerationsResponse").open("Generations");
+  for (const g of gens) {
+    w.leaf("Generation", generationUrl(ctx, coRef, g.idx), { active: g.active === 1 ? "true" : "false" });
+  }
+  w.close("Generations");
+  return writeListTail(w, meta).close("GenerationsResponse").toString();
+}
+
+/**
+ * GenerationResponse: xip:Generation (original and active always present), then, directly under the
+ * root, Bitstreams/Bitstream filename=… with each bitstream's URL (clients look for it there).
+ */
+export function generationDocument(
+  ctx: RenderContext,
+  g: GenerationRecord,
+  bitstreams: BitstreamRecord[],
+): string {
+  const w = openDocument(ctx, "GenerationResponse");
+  w.open("xip:Generation", {
+    original: g.original === 1 ? "true" : "false",
+    active: g.active === 1 ? "true" : "false",
+  })
+    .leaf("xip:ContentObject", g.co_ref)
+    .opt("xip:Label", g.label)
+    .opt("xip:FormatGroup", g.format_group)
+    .opt("xip:EffectiveDate", g.effective_date)
+    .open("xip:Bitstreams");
+  for (const b of bitstreams) w.leaf("xip:Bitstream", b.filename);
+  w.close("xip:Bitstreams").open("xip:Formats");
+  if (g.format_puid || g.format_name) {
+    w.open("xip:Format", { valid: "true" })
+      .leaf("xip:PUID", g.format_puid ?? "")
+      .leaf("xip:Priority", 1)
+      .leaf("xip:IdentificationMethod", g.format_puid ? "Signature" : "Extension")
+      .leaf("xip:FormatName", g.format_name ?? "")
+      .opt("xip:FormatVersion", g.format_version)
+      .close("xip:Format");
+  }
+  w.close("xip:Formats").leaf("xip:Properties").close("xip:Generation");
+  w.open("Bitstreams");
+  for (const b of bitstreams) {
+    w.leaf("Bitstream", bitstreamUrl(ctx, g.co_ref, g.idx, b.idx), { filename: b.filename });
+  }
+  w.close("Bitstreams");
+  w.open("AdditionalInformation")
+    .leaf("Self", generationUrl(ctx, g.co_ref, g.idx))
+    .close("AdditionalInformation");
+  return w.close("GenerationResponse").toString();
+}
+
+/**
+ * BitstreamResponse: xip:Bitstream (Filename, FileSize, PhysicalLocation?, OriginalName from v6.3 on,
+ * Fixities with AlgorithmRef before Value: clients read the two children by position), then
+ * AdditionalInformation with Self and the Content download URL.
+ */
+export function bitstreamDocument(
+  ctx: RenderContext,
+  g: GenerationRecord,
+  b: BitstreamRecord,
+  fixities: FixityRecord[],
+): string {
+  const self = bitstreamUrl(ctx, g.co_ref, g.idx, b.idx);
+  const w = openDocument(ctx, "BitstreamResponse");
+  w.open("xip:Bitstream").leaf("xip:Filename", b.filename).leaf("xip:FileSize", b.size);
+  w.opt("xip:PhysicalLocation", b.physical_location);
+  if (hasOriginalName(ctx.version)) w.opt("xip:OriginalName", b.original_name);
+  w.open("xip:Fixities");
+  for (const f of fixities) {
+    w.open("xip:Fixity")
+      .leaf("xip:FixityAlgorithmRef", f.algorithm)
+      .leaf("xip:FixityValue", f.value)
+      .close("xip:Fixity");
+  }
+  w.close("xip:Fixities").close("xip:Bitstream");
+  w.open("AdditionalInformation")
+    .leaf("Self", self)
+    .leaf("Content", `${self}/content`)
+    .close("AdditionalInformation");
+  return w.close("BitstreamResponse").toString();
+}
