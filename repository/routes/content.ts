@@ -1,7 +1,235 @@
-import { Hono } from "hono";
+import { Readable } from "node:stream";
+import { type Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { parsePaging } from "../paging.js";
+import { runSearch, type Scope } from "../search/engine.js";
+import { indexedFieldsView } from "../search/fields.js";
+import { type EntityFile, fileOf, isThumbnailImage } from "../search/files.js";
+import { objectDetails } from "../search/object-details.js";
+import { type Params, parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
+import { Permission } from "../store/auth.js";
+import { type EntityRow, getEntity } from "../store/entities.js";
+import { contentDisposition, decideRange } from "./byte-range.js";
 
-/** Content API (JSON). Placeholder until the content routes land. */
+/**
+ * Content API (JSON): search and listings, object details, indexed fields, download and thumbnail.
+ * Every reply is the envelope `{success, version, value}`. The four listing endpoints take their
+ * parameters from the query string, a form-encoded (or multipart, or JSON) POST body, or both.
+ */
+
+type Ctx = Context<AppEnv>;
+
+const DEFAULT_PAGE_SIZE = 25;
+const TYPE_NAMES = { SO: "folder", IO: "asset", CO: "content object" } as const;
+const ID_EXAMPLE = "sdb:IO|7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f";
+
+function envelope<T>(c: Ctx, value: T) {
+  return c.json({ success: true, version: 1, value });
+}
+
+/** Query-string parameters followed by body parameters; `get` answers the last value of a name. */
+async function readParams(c: Ctx): Promise<Params> {
+  const pairs: [string, string][] = [...new URL(c.req.url).searchParams];
+  if (c.req.method === "POST") {
+    const type = (c.req.header("content-type") ?? "").toLowerCase();
+    if (type.startsWith("multipart/form-data")) {
+      const body = await c.req.parseBody({ all: true });
+      for (const [name, value] of Object.entries(body)) {
+        for (const v of [value].flat()) if (typeof v === "string") pairs.push([name, v]);
+      }
+    } else if (type.startsWith("application/json")) {
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch {
+        throw new HTTPException(400, { message: "The request body is not valid JSON" });
+      }
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw new HTTPException(400, { message: "A JSON request body must be an object of parameters" });
+      }
+      for (const [name, value] of Object.entries(body)) {
+        for (const v of [value].flat()) {
+          if (v !== undefined && v !== null)
+            pairs.push([name, typeof v === "object" ? JSON.stringify(v) : String(v)]);
+        }
+      }
+    } else {
+      // Form-encoded; clients that forget the Content-Type header send the same body.
+      for (const pair of new URLSearchParams(await c.req.text())) pairs.push(pair);
+    }
+  }
+  return {
+    get: (name) => pairs.findLast(([k]) => k === name)?.[1],
+    getAll: (name) => pairs.filter(([k]) => k === name).map(([, v]) => v),
+  };
+}
+
+/**
+ * The entity an `id`-like parameter names, checked: 400 when malformed, 404 when unknown, deleted or of
+ * another type than `types` allows, 403 when the caller may not read its metadata.
+ */
+function requireEntity(
+  c: Ctx,
+  raw: string | undefined,
+  param: string,
+  types: readonly EntityRow["type"][],
+): EntityRow {
+  if (raw === undefined || raw.trim() === "") {
+    throw new HTTPException(400, { message: `Parameter ${param} is required, e.g. ${param}=${ID_EXAMPLE}` });
+  }
+  const id = parseObjectId(raw);
+  if (!id) {
+    throw new HTTPException(400, {
+      message: `Parameter ${param} "${raw}" is not an object id; object ids look like ${ID_EXAMPLE}`,
+    });
+  }
+  const { db } = c.get("svc");
+  const entity = getEntity(db, id.ref);
+  const wanted = types.map((t) => TYPE_NAMES[t]).join(" or ");
+  if (!entity) throw new HTTPException(404, { message: `No ${wanted} with reference ${id.ref}` });
+  if ((id.type && id.type !== entity.type) || !types.includes(entity.type)) {
+    const hint = types.includes(entity.type) ? `; use sdb:${entity.type}|${entity.ref}` : "";
+    throw new HTTPException(404, {
+      message: `No ${id.type ? TYPE_NAMES[id.type] : wanted} with reference ${id.ref}: it is a ${TYPE_NAMES[entity.type]}${hint}`,
+    });
+  }
+  if (!c.get("caller").permissions.permits(entity.security_tag, Permission.READ_METADATA)) {
+    throw new HTTPException(403, {
+      message: `You may not read ${TYPE_NAMES[entity.type]} ${entity.ref} (security tag ${entity.security_tag})`,
+    });
+  }
+  return entity;
+}
+
+/** Turns a client mistake found while reading or running a search into a 400. */
+function asBadRequest(err: unknown): never {
+  if (err instanceof SearchInputError) throw new HTTPException(400, { message: err.message });
+  // The FTS translation cannot produce a syntax error; should SQLite still reject the text, say so.
+  if (err instanceof Error && /fts5/i.test(err.message)) {
+    throw new HTTPException(400, { message: "The search text could not be understood; try plain words" });
+  }
+  throw err;
+}
+
+async function listing(c: Ctx, scopeOf: (params: Params) => Scope) {
+  const params = await readParams(c);
+  const { db, content } = c.get("svc");
+  const scope = scopeOf(params);
+  const paging = parsePaging((n) => params.get(n), DEFAULT_PAGE_SIZE);
+  try {
+    const request = parseSearchRequest(params);
+    const visibleTags = c.get("caller").permissions.tagsWith(Permission.READ_METADATA);
+    const page = await runSearch({ db, content, visibleTags }, request, scope, paging);
+    return envelope(c, {
+      objectIds: page.objectIds,
+      totalHits: page.totalHits,
+      metadata: page.metadata,
+      facets: page.facets,
+      simpleChildSearch: false,
+      ...(page.highlighting ? { highlighting: page.highlighting } : {}),
+    });
+  } catch (err) {
+    asBadRequest(err);
+  }
+}
+
+/** Streams an entity's file with Range support (200, 206 or 416). */
+function streamFile(c: Ctx, file: EntityFile, disposition: "attachment" | "inline"): Response {
+  const { content } = c.get("svc");
+  if (!content.has(file.sha256)) {
+    throw new HTTPException(500, {
+      message: `The bytes of ${file.filename} (sha256 ${file.sha256}) are missing from the content store`,
+    });
+  }
+  const headers: Record<string, string> = {
+    "Content-Type": file.mimeType || "application/octet-stream",
+    "Content-Disposition": contentDisposition(file.filename, disposition),
+    "Accept-Ranges": "bytes",
+    ETag: `"${file.sha256}"`,
+  };
+  const decision = decideRange(c.req.header("range"), file.size);
+  if (decision.kind === "unsatisfiable") {
+    return c.json(
+      { success: false, message: `Range not satisfiable: the file is ${file.size} bytes long` },
+      416,
+      {
+        "Content-Range": `bytes */${file.size}`,
+        "Accept-Ranges": "bytes",
+      },
+    );
+  }
+  const range = decision.kind === "partial" ? { start: decision.start, end: decision.end } : undefined;
+  const length = range ? range.end - range.start + 1 : file.size;
+  headers["Content-Length"] = String(length);
+  if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${file.size}`;
+  const status = range ? 206 : 200;
+  if (c.req.method === "HEAD" || length === 0) return new Response(null, { status, headers });
+  const body = Readable.toWeb(content.read(file.sha256, range)) as unknown as ReadableStream<Uint8Array>;
+  return new Response(body, { status, headers });
+}
+
+/** The file behind `download`/`thumbnail`, after the Download permission check. */
+function downloadableFile(c: Ctx, what: "download" | "thumbnail"): EntityFile {
+  const entity = requireEntity(c, c.req.query("id"), "id", ["IO", "CO", "SO"]);
+  if (!c.get("caller").permissions.permits(entity.security_tag, Permission.DOWNLOAD)) {
+    throw new HTTPException(403, {
+      message: `You may not download ${TYPE_NAMES[entity.type]} ${entity.ref}: security tag ${entity.security_tag} does not give you Download`,
+    });
+  }
+  const file = fileOf(c.get("svc").db, entity);
+  if (what === "thumbnail" && (!file || !isThumbnailImage(file))) {
+    throw new HTTPException(404, { message: `${TYPE_NAMES[entity.type]} ${entity.ref} has no thumbnail` });
+  }
+  if (!file) {
+    throw new HTTPException(404, {
+      message:
+        entity.type === "SO"
+          ? `Folder ${entity.ref} has no content to download; download one of its assets (sdb:IO|…)`
+          : `${TYPE_NAMES[entity.type]} ${entity.ref} has no stored file to download`,
+    });
+  }
+  return file;
+}
+
 export function contentRoutes(): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+  const app = new Hono<AppEnv>();
+  app.use(requireToken);
+
+  const listings: Record<string, (c: Ctx, params: Params) => Scope> = {
+    "/search": () => ({ kind: "everywhere" }),
+    "/search-within": (c, params) => ({
+      kind: "below",
+      folderRef: requireEntity(c, params.get("parenthierarchy"), "parenthierarchy", ["SO"]).ref,
+    }),
+    "/top-level-list": () => ({ kind: "top-level" }),
+    "/object-children": (c, params) => ({
+      kind: "children",
+      parentRef: requireEntity(c, params.get("id"), "id", ["SO", "IO", "CO"]).ref,
+    }),
+  };
+  for (const [path, scopeOf] of Object.entries(listings)) {
+    app.on(["GET", "POST"], path, (c) => listing(c, (params) => scopeOf(c, params)));
+  }
+
+  app.get("/object-details", (c) => {
+    const entity = requireEntity(c, c.req.query("id"), "id", ["SO", "IO", "CO"]);
+    const exclude = (c.req.query("excludeproperties") ?? "").toLowerCase().split(",");
+    return envelope(
+      c,
+      objectDetails(c.get("svc").db, entity, {
+        baseUrl: new URL(c.req.url).origin,
+        permissions: c.get("caller").permissions,
+        excludeHistory: exclude.includes("history"),
+      }),
+    );
+  });
+
+  app.get("/indexed-fields", (c) => envelope(c, indexedFieldsView(c.get("svc").apiVersion)));
+
+  app.get("/download", (c) => streamFile(c, downloadableFile(c, "download"), "attachment"));
+  app.get("/thumbnail", (c) => streamFile(c, downloadableFile(c, "thumbnail"), "inline"));
+
+  return app;
 }

@@ -1,0 +1,25 @@
+import type { Statement } from "better-sqlite3";
+import type { Db } from "../store/db.js";
+
+/**
+ * Prepared statements cached per database by SQL text. Search SQL varies only with the shape of a
+ * request (which filters, which sort), not its values, so a small cache covers real traffic; the
+ * bound keeps a client that invents endless shapes from growing it without limit.
+ */
+const MAX_CACHED = 256;
+const caches = new WeakMap<Db, Map<string, Statement>>();
+
+export function prepared(db: Db, sql: string): Statement {
+  let cache = caches.get(db);
+  if (!cache) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    if (cache.size >= MAX_CACHED) cache.clear();
+    stmt = db.prepare(sql);
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}
