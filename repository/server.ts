@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { serve } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { ServiceContext } from "./context.js";
+import { type FaultOptions, Faults } from "./faults.js";
 import {
   DEFAULT_DEMO_PASSWORDS,
   type DemoPasswords,
@@ -29,6 +30,8 @@ export interface RepositoryOptions {
   passwords?: Partial<DemoPasswords>;
   externalAuthSecret?: string;
   now?: () => number;
+  /** Test-only fault injection (faults.ts): off unless given; then `repo.faults` controls it. */
+  faults?: FaultOptions | true;
 }
 
 export interface RunningRepository {
@@ -37,6 +40,8 @@ export interface RunningRepository {
   svc: ServiceContext;
   /** Whether this start seeded an empty store. */
   seeded: boolean;
+  /** Present only when started with `faults`. */
+  faults?: Faults;
   close(): Promise<void>;
 }
 
@@ -70,7 +75,8 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     seeded = true;
   }
 
-  const app = createApp(svc);
+  const faults = opts.faults ? new Faults(opts.faults === true ? {} : opts.faults) : undefined;
+  const app = createApp(svc, { faults });
   const host = opts.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 8080, hostname: host }, () => resolve(s));
@@ -84,6 +90,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     url: `http://${urlHost}:${port}`,
     svc,
     seeded,
+    ...(faults ? { faults } : {}),
     async close() {
       if (closed) return;
       closed = true;
