@@ -77,7 +77,7 @@ export function resolveRequestedVersion(
   const last = v.major === newest.major ? newest.minor : LAST_MINOR[v.major];
   if (v.major < OLDEST_MAJOR || last === undefined || v.minor > last) {
     return {
-      error: `Entity API v${v.major}.${v.minor} does not exist; this service answers versions ${served}`,
+      error: `Entity API v${v.major}.${v.minor} is not served; this service answers ${served} (or the unversioned /api/entity/…)`,
     };
   }
   return { version: apiVersion(v.major, v.minor) };
