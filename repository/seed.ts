@@ -1,32 +1,18 @@
-import type { ContentStore } from "./store/content-store.js";
-import type { Db } from "./store/db.js";
-
-/** Passwords of the demo users; each can be overridden (README lists the flags and variables). */
-export interface DemoPasswords {
-  manager: string;
-  curator: string;
-  reader: string;
-  guest: string;
-}
-
-export const DEFAULT_DEMO_PASSWORDS: DemoPasswords = {
-  manager: "manager-demo-pw",
-  curator: "curator-demo-pw",
-  reader: "reader-demo-pw",
-  guest: "guest-demo-pw",
-};
-
-/** Users, security tags and role permissions: present in every data directory, whatever the seed. */
-export function seedUsersAndTags(_db: Db, _passwords: DemoPasswords): void {
-  throw new Error("not implemented yet");
-}
-
-/** The deterministic demo collection (a few hundred entities with real files). */
-export function seedDemo(_db: Db, _content: ContentStore): void {
-  throw new Error("not implemented yet");
-}
-
-/** `n` entities in a realistic shape, for benchmarks. */
-export function seedSynthetic(_db: Db, _content: ContentStore, _n: number): void {
-  throw new Error("not implemented yet");
-}
+/**
+ * Seeding of the repository service: the demo users and security tags (every start), the
+ * deterministic demo collection (`--seed demo`) and synthetic collections for benchmarks
+ * (`--seed N`). The pieces live in `seed/`: the tree of the demo archive (demo-tree.ts), its plan and
+ * writer (demo.ts), file generators (files.ts), metadata documents (metadata.ts), deterministic ids
+ * (ids.ts), users and role grants (users.ts) and the synthetic generator (synthetic.ts).
+ */
+export { DEMO, seedDemo } from "./seed/demo.js";
+export { seedSynthetic } from "./seed/synthetic.js";
+export {
+  DEFAULT_DEMO_PASSWORDS,
+  DEMO_TOTP_SECRET,
+  DEMO_USER_DEFS,
+  type DemoPasswords,
+  ROLE_GRANTS,
+  SECURITY_TAGS,
+  seedUsersAndTags,
+} from "./seed/users.js";
