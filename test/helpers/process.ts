@@ -33,8 +33,9 @@ export async function spawnRepository(
   });
   const url = await new Promise<string>((resolve, reject) => {
     const onData = () => {
+      // The banner ends with "ready in N ms"; wait for all of it so callers can read it.
       const first = out.split("\n")[0];
-      if (out.includes("\n") && first !== undefined) {
+      if (/ready in \d+ ms.*\n/.test(out) && first !== undefined) {
         const m = first.match(/^listening on (http:\/\/\S+)$/);
         child.stdout.off("data", onData);
         if (m?.[1]) resolve(m[1]);

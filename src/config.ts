@@ -1,0 +1,152 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+/**
+ * The MCP server's configuration: environment variables with matching flags, validated by one zod schema.
+ * The README's configuration table lists exactly these (keep them in step).
+ */
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const booleanText = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .refine((s) => ["true", "false", "1", "0", "yes", "no", ""].includes(s), "must be true or false")
+  .transform((s) => s === "true" || s === "1" || s === "yes");
+
+export const ConfigSchema = z
+  .object({
+    PRESERVATION_URL: z
+      .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://eu.preservica.com" })
+      .transform((u) => u.replace(/\/+$/, ""))
+      .optional(),
+    PRESERVATION_USERNAME: z.string().min(1).optional(),
+    PRESERVATION_PASSWORD: z.string().min(1).optional(),
+    PRESERVATION_TENANT: z.string().min(1).optional(),
+    PRESERVATION_READ_ONLY: booleanText.default(false),
+    PRESERVATION_TOOLSETS: z
+      .string()
+      .default("default")
+      .transform((s) =>
+        s
+          .split(",")
+          .map((t) => t.trim().toLowerCase())
+          .filter(Boolean),
+      ),
+    PRESERVATION_LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+    PRESERVATION_DATA_DIR: z.string().min(1).optional(),
+    PRESERVATION_MAX_SESSION_MINS: z.coerce.number().int().positive().default(480),
+    PRESERVATION_HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.PRESERVATION_URL && (!c.PRESERVATION_USERNAME || !c.PRESERVATION_PASSWORD)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [c.PRESERVATION_USERNAME ? "PRESERVATION_PASSWORD" : "PRESERVATION_USERNAME"],
+        message: "is required when PRESERVATION_URL is set",
+      });
+    }
+  });
+
+export interface Config {
+  /** undefined = the embedded repository service. */
+  url?: string;
+  username?: string;
+  password?: string;
+  tenant?: string;
+  readOnly: boolean;
+  toolsets: string[];
+  logLevel: (typeof LOG_LEVELS)[number];
+  dataDir: string;
+  maxSessionMins: number;
+  http: { enabled: boolean; host: string; port: number; token?: string };
+}
+
+export class ConfigError extends Error {}
+
+/** Flags that mirror the variables (`--read-only` ↔ PRESERVATION_READ_ONLY). Passwords only by environment. */
+const FLAG_TO_ENV: Record<string, string> = {
+  url: "PRESERVATION_URL",
+  username: "PRESERVATION_USERNAME",
+  tenant: "PRESERVATION_TENANT",
+  "read-only": "PRESERVATION_READ_ONLY",
+  toolsets: "PRESERVATION_TOOLSETS",
+  "log-level": "PRESERVATION_LOG_LEVEL",
+  "data-dir": "PRESERVATION_DATA_DIR",
+};
+
+/** Where the embedded default keeps its data: $PRESERVATION_DATA_DIR, $XDG_DATA_HOME/preservation-mcp, ~/.local/share/... */
+export function defaultDataDir(env: NodeJS.ProcessEnv): string {
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "preservation-mcp");
+  return join(homedir(), ".local", "share", "preservation-mcp");
+}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        url: { type: "string" },
+        username: { type: "string" },
+        tenant: { type: "string" },
+        "read-only": { type: "boolean" },
+        toolsets: { type: "string" },
+        "log-level": { type: "string" },
+        "data-dir": { type: "string" },
+        http: { type: "boolean" },
+        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: "3000" },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const merged: Record<string, string | undefined> = {};
+  for (const key of Object.keys(ConfigSchema.shape ?? {})) merged[key] = env[key];
+  for (const [flag, key] of Object.entries(FLAG_TO_ENV)) {
+    const v = values[flag];
+    if (v !== undefined) merged[key] = String(v);
+  }
+  // Empty variables are treated as unset (a common shell and MCP-client config habit).
+  for (const k of Object.keys(merged)) if (merged[k] === "") merged[k] = undefined;
+
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? "configuration");
+    throw new ConfigError(`${name} ${issue?.message ?? "is invalid"}`);
+  }
+  const c = parsed.data;
+  const port = Number(values.port);
+  if (!/^\d+$/.test(String(values.port)) || port > 65535) {
+    throw new ConfigError(`--port must be 0-65535, got "${values.port}"`);
+  }
+  const host = String(values.host);
+  const http = { enabled: values.http === true, host, port, token: c.PRESERVATION_HTTP_TOKEN };
+  if (http.enabled && !isLoopback(host) && !http.token) {
+    throw new ConfigError(
+      `PRESERVATION_HTTP_TOKEN is required when --host is ${host} (not loopback): clients must send it as a bearer token`,
+    );
+  }
+  return {
+    url: c.PRESERVATION_URL,
+    username: c.PRESERVATION_USERNAME,
+    password: c.PRESERVATION_PASSWORD,
+    tenant: c.PRESERVATION_TENANT,
+    readOnly: c.PRESERVATION_READ_ONLY,
+    toolsets: c.PRESERVATION_TOOLSETS,
+    logLevel: c.PRESERVATION_LOG_LEVEL,
+    dataDir: c.PRESERVATION_DATA_DIR ?? defaultDataDir(env),
+    maxSessionMins: c.PRESERVATION_MAX_SESSION_MINS,
+    http,
+  };
+}
+
+export function isLoopback(host: string): boolean {
+  return host === "127.0.0.1" || host === "localhost" || host === "::1" || host === "[::1]";
+}
