@@ -10,6 +10,7 @@ export const DEMO_USERS = {
   curator: { username: "curator", password: "curator-demo-pw" },
   reader: { username: "reader", password: "reader-demo-pw" },
   guest: { username: "guest", password: "guest-demo-pw" },
+  twofactor: { username: "twofactor", password: "twofactor-demo-pw" },
 } as const;
 export type DemoUser = keyof typeof DEMO_USERS;
 
