@@ -1,0 +1,519 @@
+import type { Logger } from "pino";
+import { AuthApi, type LoginOutcome, type TokenGrant, type TwoFactorOutcome } from "./api/auth.js";
+import { ServiceError } from "./api/errors.js";
+import { type AuthAttempt, type AuthHook, HttpClient, type HttpClientOptions } from "./api/http.js";
+import { silentLogger } from "./log.js";
+
+/**
+ * The authenticated session: logs in (with user details, so roles are known from the start), refreshes the
+ * token **before** it expires (the service refuses a refresh after expiry), logs in again when a refresh
+ * fails or the session lifetime is reached, and turns logins that need a person (e-mail challenge, 2FA)
+ * into a typed `ChallengeRequired`. It authenticates every request of `session.http` through the
+ * transport's auth hook.
+ *
+ * Timing, for a token lifetime L (from `validFor`; 15 min on real services, 3 s in tests):
+ * - a request goes out only while more than `refreshMargin(L) = min(L/2, max(20 % of L, 500 ms))` of
+ *   the token's life remains (180 s of a 15-min token; 600 ms of a 3-s one); otherwise it waits for a
+ *   refresh first, so no token expires in flight;
+ * - lifetimes are measured from when the login/refresh request was *sent*, so network time only makes
+ *   the client more cautious than the service;
+ * - a refresh needs at least `min(250 ms, 5 % of L)` left to be worth trying; with less, or once the
+ *   session lifetime is (nearly) reached, the session logs in again instead;
+ * - a refresh waits briefly (at most half the margin, at most 2 s) for requests still in flight on the
+ *   old token, because the service revokes it on refresh; a request that still loses is retried once;
+ * - with `keepAlive` (default on), a timer refreshes at the same point when idle, so a person who
+ *   answered a 2FA prompt is not asked again for the session's lifetime.
+ *
+ * Secrets (password, tokens, continuation tokens) are held in private fields; `toJSON`, `toString` and
+ * `util.inspect` show none of them, and log lines never include them.
+ */
+
+export interface SessionCredentials {
+  /** Service base URL, e.g. https://eu.preservica.com */
+  url: string;
+  username: string;
+  password: string;
+  tenant?: string;
+  /** Log in through /acquire-temp-user (temporary users with a long expiry). */
+  temporaryUser?: boolean;
+}
+
+export interface SessionOptions extends SessionCredentials {
+  /** Milliseconds since the epoch; injectable so tests can move time. */
+  clock?: () => number;
+  logger?: Logger;
+  /** The service's session lifetime (`maxSessionLifetimeMins`); fractions allowed. Default 480. */
+  maxSessionLifetimeMins?: number;
+  /** Refresh in the background when idle (default true). */
+  keepAlive?: boolean;
+  /** Transport settings (timeouts, retries) for the session's HttpClient. */
+  http?: Omit<HttpClientOptions, "baseUrl" | "logger">;
+}
+
+export type ChallengeKind = "email-challenge" | "two-factor" | "two-factor-setup";
+
+/** A login that needs a person. Thrown by requests until `completeChallenge`/`complete2fa` succeeds. */
+export class ChallengeRequired extends Error {
+  override readonly name = "ChallengeRequired";
+  constructor(
+    readonly kind: ChallengeKind,
+    readonly user: string,
+    /** One sentence telling the person what to do. */
+    readonly prompt: string,
+  ) {
+    super(prompt);
+  }
+  toJSON() {
+    return { name: this.name, kind: this.kind, user: this.user, message: this.prompt };
+  }
+}
+
+export type SessionState =
+  | { kind: "signed-out" }
+  | { kind: "active"; user: string; tokenExpiresAt: string }
+  | { kind: "challenge-required"; challenge: ChallengeRequired };
+
+export interface WhoAmI {
+  user: string;
+  fullName?: string;
+  email?: string;
+  tenant?: string;
+  roles: string[];
+  /** When the current access token expires (ISO 8601); the token itself is never shown. */
+  tokenExpiresAt: string;
+  sessionStartedAt: string;
+  /** When the session lifetime ends and a fresh login is needed. */
+  sessionEndsAt: string;
+}
+
+export interface SessionStats {
+  logins: number;
+  refreshes: number;
+  failedRefreshes: number;
+  /** Logins forced by a 401 on the current token. */
+  reloginsAfter401: number;
+}
+
+export const DEFAULT_MAX_SESSION_LIFETIME_MINS = 480;
+const TOKEN_HEADER = "Preservica-Access-Token";
+
+/** How much of a token's life must remain when a request goes out (see the module comment). */
+export function refreshMargin(lifetimeMs: number): number {
+  return Math.min(lifetimeMs / 2, Math.max(lifetimeMs * 0.2, 500));
+}
+/** Below this much remaining life, a refresh is not attempted (it could arrive after expiry). */
+export function minRefreshWindow(lifetimeMs: number): number {
+  return Math.min(250, lifetimeMs * 0.05);
+}
+
+interface Current {
+  grant: TokenGrant;
+  /** Client clock when the request that produced the grant was sent. */
+  issuedAt: number;
+  expiresAt: number;
+}
+
+interface Details {
+  user: string;
+  fullName?: string;
+  email?: string;
+  tenant?: string;
+  roles?: string[];
+}
+
+export class Session {
+  readonly url: string;
+  readonly username: string;
+  readonly tenant: string | undefined;
+  /** The authenticated transport: every request through it carries a fresh token. */
+  readonly http: HttpClient;
+  readonly stats: SessionStats = { logins: 0, refreshes: 0, failedRefreshes: 0, reloginsAfter401: 0 };
+
+  readonly #password: string;
+  readonly #temporaryUser: boolean;
+  readonly #clock: () => number;
+  readonly #log: Logger;
+  readonly #maxLifetimeMs: number;
+  readonly #keepAlive: boolean;
+  readonly #auth: AuthApi;
+  /** A client without the auth hook, for the Access Token API itself. */
+  readonly #plain: HttpClient;
+
+  #current: Current | undefined;
+  #sessionStart = 0;
+  #details: Details | undefined;
+  #pending: Promise<void> | undefined;
+  #challenge: { error: ChallengeRequired; twoFactor?: TwoFactorOutcome } | undefined;
+  #inFlight = new Map<string, number>();
+  #drainWaiters: (() => void)[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(opts: SessionOptions) {
+    this.url = opts.url;
+    this.username = opts.username;
+    this.tenant = opts.tenant;
+    this.#password = opts.password;
+    this.#temporaryUser = opts.temporaryUser ?? false;
+    this.#clock = opts.clock ?? Date.now;
+    this.#log = (opts.logger ?? silentLogger).child({ component: "session" });
+    this.#maxLifetimeMs = (opts.maxSessionLifetimeMins ?? DEFAULT_MAX_SESSION_LIFETIME_MINS) * 60_000;
+    this.#keepAlive = opts.keepAlive ?? true;
+    const logger = opts.logger ?? silentLogger;
+    this.http = new HttpClient({ ...opts.http, baseUrl: opts.url, logger });
+    this.#plain = new HttpClient({ ...opts.http, baseUrl: opts.url, logger });
+    this.#auth = new AuthApi(this.#plain);
+    this.http.useAuth(this.#hook());
+  }
+
+  get state(): SessionState {
+    if (this.#challenge) return { kind: "challenge-required", challenge: this.#challenge.error };
+    if (this.#current) {
+      return {
+        kind: "active",
+        user: this.#details?.user ?? this.username,
+        tokenExpiresAt: new Date(this.#current.expiresAt).toISOString(),
+      };
+    }
+    return { kind: "signed-out" };
+  }
+
+  /**
+   * Logs in now (a fresh session), e.g. at start-up or to restart a challenge. Throws ChallengeRequired
+   * when a person must act, or a ServiceError (401 for wrong credentials).
+   */
+  async login(signal?: AbortSignal): Promise<void> {
+    await this.#settlePending();
+    this.#challenge = undefined;
+    await this.#run(() => this.#login(signal));
+  }
+
+  /** Finishes an e-mail challenge with the code the person read from the message. */
+  async completeChallenge(code: string, signal?: AbortSignal): Promise<void> {
+    if (this.#challenge?.error.kind !== "email-challenge") {
+      throw new Error("No e-mail challenge is pending; log in first");
+    }
+    await this.#run(async () => {
+      const sentAt = this.#clock();
+      const outcome = await this.#auth.completeChallenge(code, { signal });
+      this.#finishChallenge(outcome, sentAt);
+    });
+  }
+
+  /** Finishes two-factor authentication with the current code from the person's authenticator. */
+  async complete2fa(code: string, signal?: AbortSignal): Promise<void> {
+    const continuation = this.#challenge?.twoFactor;
+    if (!continuation) throw new Error("No two-factor challenge is pending; log in first");
+    await this.#run(async () => {
+      const sentAt = this.#clock();
+      const outcome = await this.#auth.completeTwoFactor({
+        username: this.username,
+        continuation,
+        code,
+        tenant: this.tenant,
+        signal,
+      });
+      this.#finishChallenge(outcome, sentAt);
+    });
+  }
+
+  /** Who the session is logged in as (logging in first if needed). */
+  async whoAmI(signal?: AbortSignal): Promise<WhoAmI> {
+    await this.#acquire(false);
+    if (!this.#details?.roles) {
+      // Services that ignore includeUserDetails: ask the User API once.
+      const res = await this.http.request<Record<string, unknown>>({
+        path: "/api/user/details",
+        accept: "application/json",
+        operation: "user.details",
+        signal,
+      });
+      const d = res.data ?? {};
+      this.#details = {
+        user: typeof d.userName === "string" ? d.userName : (this.#details?.user ?? this.username),
+        fullName: typeof d.fullName === "string" ? d.fullName : this.#details?.fullName,
+        email: typeof d.email === "string" ? d.email : this.#details?.email,
+        tenant: typeof d.tenant === "string" ? d.tenant : this.#details?.tenant,
+        roles: Array.isArray(d.roles) ? d.roles.filter((r): r is string => typeof r === "string") : [],
+      };
+    }
+    const cur = this.#current;
+    const details = this.#details;
+    return {
+      user: details?.user || this.username,
+      ...(details?.fullName ? { fullName: details.fullName } : {}),
+      ...(details?.email ? { email: details.email } : {}),
+      ...((details?.tenant ?? this.tenant) ? { tenant: details?.tenant ?? this.tenant } : {}),
+      roles: [...(details?.roles ?? [])],
+      tokenExpiresAt: new Date(cur?.expiresAt ?? 0).toISOString(),
+      sessionStartedAt: new Date(this.#sessionStart).toISOString(),
+      sessionEndsAt: new Date(this.#sessionStart + this.#maxLifetimeMs).toISOString(),
+    };
+  }
+
+  /** Stops the keep-alive timer and closes the connections. The session cannot be used afterwards. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#current = undefined;
+    await Promise.allSettled([this.http.close(), this.#plain.close()]);
+  }
+
+  toJSON() {
+    return {
+      url: this.url,
+      username: this.username,
+      ...(this.tenant ? { tenant: this.tenant } : {}),
+      state: this.state.kind,
+      ...(this.#current ? { tokenExpiresAt: new Date(this.#current.expiresAt).toISOString() } : {}),
+    };
+  }
+  toString(): string {
+    return `Session(${this.username} @ ${this.url}, ${this.state.kind})`;
+  }
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return this.toString();
+  }
+
+  // ---- the token life cycle ------------------------------------------------------------------------------
+
+  /** Runs one login/refresh at a time; everyone else waits for it (and shares its failure). */
+  #run(task: () => Promise<void>): Promise<void> {
+    const p = task().finally(() => {
+      if (this.#pending === p) this.#pending = undefined;
+    });
+    this.#pending = p;
+    return p;
+  }
+
+  async #settlePending() {
+    while (this.#pending) await this.#pending.catch(() => {});
+  }
+
+  /**
+   * A token good for one request, counted as in flight until `release`. Checked and counted in one
+   * synchronous step after the last await, so a refresh cannot slip between them.
+   */
+  async #acquire(count: boolean): Promise<TokenGrant> {
+    for (;;) {
+      if (this.#closed) throw new Error("The session is closed");
+      if (this.#pending) {
+        await this.#pending;
+        continue;
+      }
+      if (this.#challenge) throw this.#challenge.error;
+      const now = this.#clock();
+      const cur = this.#current;
+      if (
+        cur &&
+        !this.#lifetimeOver(now) &&
+        now < cur.expiresAt - refreshMargin(cur.expiresAt - cur.issuedAt)
+      ) {
+        if (count) {
+          const t = cur.grant.accessToken();
+          this.#inFlight.set(t, (this.#inFlight.get(t) ?? 0) + 1);
+        }
+        return cur.grant;
+      }
+      await this.#run(() => this.#renew());
+    }
+  }
+
+  #release(token: string | undefined) {
+    if (!token) return;
+    const n = (this.#inFlight.get(token) ?? 1) - 1;
+    if (n > 0) {
+      this.#inFlight.set(token, n);
+      return;
+    }
+    this.#inFlight.delete(token);
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Waits until no request is in flight on `token`, or until `deadline` on the session clock. */
+  async #drain(token: string, deadline: number) {
+    while ((this.#inFlight.get(token) ?? 0) > 0) {
+      const wait = deadline - this.#clock();
+      if (wait <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(wait, 1000));
+        this.#drainWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  #lifetimeOver(now: number): boolean {
+    return this.#current !== undefined && now >= this.#sessionStart + this.#maxLifetimeMs;
+  }
+
+  /** Refreshes when that can still work, else logs in. Called only through #run. */
+  async #renew(): Promise<void> {
+    const cur = this.#current;
+    const now = this.#clock();
+    if (cur) {
+      const lifetime = cur.expiresAt - cur.issuedAt;
+      const margin = refreshMargin(lifetime);
+      const lifetimeLeft = this.#sessionStart + this.#maxLifetimeMs - now;
+      if (now < cur.expiresAt - minRefreshWindow(lifetime) && lifetimeLeft > margin) {
+        // The refresh revokes the old token: let requests already sent with it arrive first, for a short
+        // while only (a slow request must not hold everyone up; if it loses, it is retried on the new token).
+        const drainUntil = Math.min(
+          cur.expiresAt - minRefreshWindow(lifetime),
+          now + Math.min(margin / 2, 2000),
+        );
+        await this.#drain(cur.grant.accessToken(), drainUntil);
+        const sentAt = this.#clock();
+        try {
+          const grant = await this.#auth.refresh(cur.grant);
+          this.stats.refreshes++;
+          this.#accept(grant, sentAt, false);
+          this.#log.debug({ expiresInMs: grant.validForMs }, "access token refreshed");
+          return;
+        } catch (err) {
+          this.stats.failedRefreshes++;
+          this.#log.warn(
+            { error: err instanceof ServiceError ? err.toJSON() : String(err) },
+            "token refresh failed; logging in again",
+          );
+        }
+      } else if (lifetimeLeft <= margin) {
+        this.#log.info("session lifetime reached; logging in again");
+      }
+    }
+    await this.#login();
+  }
+
+  async #login(signal?: AbortSignal): Promise<void> {
+    this.#current = undefined;
+    const sentAt = this.#clock();
+    const params = { username: this.username, password: this.#password, tenant: this.tenant, signal };
+    const outcome = this.#temporaryUser
+      ? await this.#auth.acquireTempUser(params)
+      : await this.#auth.login(params);
+    if (outcome.kind === "token") {
+      this.stats.logins++;
+      this.#accept(outcome.grant, sentAt, true);
+      this.#log.info(
+        { user: outcome.grant.user, tenant: outcome.grant.tenant, expiresInMs: outcome.grant.validForMs },
+        "logged in",
+      );
+      return;
+    }
+    throw this.#needPerson(outcome);
+  }
+
+  #needPerson(outcome: Exclude<LoginOutcome, { kind: "token" }>): ChallengeRequired {
+    const user = this.username;
+    let error: ChallengeRequired;
+    if (outcome.kind === "email-challenge") {
+      error = new ChallengeRequired(
+        "email-challenge",
+        user,
+        `The service sent a challenge code to ${user}'s e-mail address (for the local repository service: ` +
+          "the newest file in its outbox directory, line 'Challenge token: …'); enter that code to finish logging in.",
+      );
+      this.#challenge = { error };
+    } else if (outcome.kind === "two-factor") {
+      error = new ChallengeRequired(
+        "two-factor",
+        user,
+        `Two-factor authentication is on for ${user}: enter the current 6-digit code from the authenticator app.`,
+      );
+      this.#challenge = { error, twoFactor: outcome };
+    } else {
+      error = new ChallengeRequired(
+        "two-factor-setup",
+        user,
+        `Two-factor authentication is required for ${user} but not set up yet: set it up in the service's web interface, then try again.`,
+      );
+      this.#challenge = { error };
+    }
+    this.#log.info({ user, kind: error.kind }, "login needs a person");
+    return error;
+  }
+
+  #finishChallenge(outcome: LoginOutcome, sentAt: number) {
+    if (outcome.kind !== "token") throw this.#needPerson(outcome);
+    if (outcome.grant.user && outcome.grant.user.toLowerCase() !== this.username.toLowerCase()) {
+      throw new Error(
+        `The code belongs to another user (${outcome.grant.user}); the session is for ${this.username}`,
+      );
+    }
+    this.#challenge = undefined;
+    this.stats.logins++;
+    this.#accept(outcome.grant, sentAt, true);
+    this.#log.info({ user: outcome.grant.user }, "logged in after a challenge");
+  }
+
+  #accept(grant: TokenGrant, sentAt: number, newSession: boolean) {
+    this.#current = { grant, issuedAt: sentAt, expiresAt: sentAt + grant.validForMs };
+    if (newSession) this.#sessionStart = sentAt;
+    const prev = newSession ? undefined : this.#details;
+    this.#details = {
+      user: grant.user || prev?.user || this.username,
+      fullName: grant.fullName ?? prev?.fullName,
+      email: grant.email ?? prev?.email,
+      tenant: grant.tenant ?? prev?.tenant ?? this.tenant,
+      roles: grant.roles ? [...grant.roles] : prev?.roles,
+    };
+    this.#schedule();
+  }
+
+  /** Keep-alive: refresh at the same point a request would, while the session lifetime allows. */
+  #schedule() {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const cur = this.#current;
+    if (!this.#keepAlive || this.#closed || !cur) return;
+    const margin = refreshMargin(cur.expiresAt - cur.issuedAt);
+    const at = cur.expiresAt - margin;
+    if (at + margin >= this.#sessionStart + this.#maxLifetimeMs) return;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        if (this.#pending || this.#current !== cur || this.#closed) return;
+        this.#run(() => this.#renew()).catch((err) => {
+          this.#log.warn(
+            { error: err instanceof ServiceError ? err.toJSON() : String(err) },
+            "background token refresh failed; the next request will log in",
+          );
+        });
+      },
+      Math.max(0, at - this.#clock()),
+    );
+    this.#timer.unref();
+  }
+
+  #hook(): AuthHook {
+    return {
+      headers: async (_attempt: AuthAttempt) => {
+        const grant = await this.#acquire(true);
+        return { [TOKEN_HEADER]: grant.accessToken() };
+      },
+      release: (sent) => this.#release(sent[TOKEN_HEADER]),
+      unauthorized: async ({ sent, idempotent }) => {
+        const used = sent[TOKEN_HEADER];
+        // Another request already replaced that token: just try again with the current one.
+        if (this.#pending) {
+          await this.#pending.catch(() => {});
+          return true;
+        }
+        if (this.#current && this.#current.grant.accessToken() !== used) return true;
+        // The current token was refused (revoked, expired early, service restarted): drop it. An idempotent
+        // request logs in again once and is retried once; any other one fails, and the next request logs in.
+        this.#current = undefined;
+        if (!idempotent) return false;
+        this.stats.reloginsAfter401++;
+        this.#log.info("the service refused the access token; logging in again");
+        await this.#run(() => this.#login());
+        return true;
+      },
+    };
+  }
+}
