@@ -1,12 +1,22 @@
 #!/usr/bin/env node
 import { REPOSITORY_USAGE, runRepository, UsageError } from "../repository/main.js";
+import { ConfigError } from "./config.js";
+import { runMcpServer } from "./main.js";
 
-/** The one entry point: `preservation-mcp [repository] [options]`. */
+/** The one entry point: `preservation-mcp [--http ...] | repository ... | tour`. */
 
-const USAGE = `Usage: preservation-mcp <command> [options]
+const USAGE = `Usage: preservation-mcp [options]            MCP server over stdio (the default)
+       preservation-mcp --http [--host H] [--port P]   MCP over Streamable HTTP at /mcp
+       preservation-mcp repository [options]            the local repository service alone
 
-Commands:
-  repository   run the local repository service (see: preservation-mcp repository --help)
+MCP server options (each also an environment variable; see the README):
+  --url URL            repository service (PRESERVATION_URL); omitted: the embedded demo service
+  --username NAME      (PRESERVATION_USERNAME); the password only by PRESERVATION_PASSWORD
+  --tenant NAME        (PRESERVATION_TENANT)
+  --read-only          no write tools at all (PRESERVATION_READ_ONLY)
+  --toolsets LIST      comma list: default, all, or toolset names (PRESERVATION_TOOLSETS)
+  --log-level LEVEL    fatal|error|warn|info|debug|trace|silent (PRESERVATION_LOG_LEVEL); logs go to stderr
+  --data-dir DIR       embedded service data (PRESERVATION_DATA_DIR)
 
 ${REPOSITORY_USAGE}`;
 
@@ -22,10 +32,11 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     default:
-      process.stderr.write(
-        `preservation-mcp: ${command ? `unknown command "${command}"` : "the MCP server is not built yet"}; try "preservation-mcp repository"\n`,
-      );
-      return 2;
+      if (command !== undefined && !command.startsWith("-")) {
+        throw new UsageError(`unknown command "${command}"; see preservation-mcp --help`);
+      }
+      await runMcpServer(argv);
+      return 0;
   }
 }
 
@@ -34,12 +45,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`preservation-mcp: ${err.message}\n`);
-      process.exitCode = 2;
-    } else {
-      process.stderr.write(`preservation-mcp: ${(err as Error)?.message ?? String(err)}\n`);
-      process.exitCode = 1;
-    }
+    // One line on stderr (stdout may be an MCP client's pipe), then a non-zero exit.
+    const usage = err instanceof UsageError || err instanceof ConfigError;
+    process.stderr.write(`preservation-mcp: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exitCode = usage ? 2 : 1;
   },
 );

@@ -36,7 +36,9 @@ export const ConfigSchema = z
           .map((t) => t.trim().toLowerCase())
           .filter(Boolean),
       ),
-    PRESERVATION_LOG_LEVEL: z.enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+    PRESERVATION_LOG_LEVEL: z
+      .enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })
+      .default("info"),
     PRESERVATION_DATA_DIR: z.string().min(1).optional(),
     PRESERVATION_MAX_SESSION_MINS: z.coerce.number().int().positive().default(480),
     PRESERVATION_HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),

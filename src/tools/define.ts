@@ -30,7 +30,11 @@ export interface ToolAnswer<O> {
   links?: { uri: string; name: string; mimeType?: string; description?: string }[];
 }
 
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, C = unknown> {
+export interface ToolDefinition<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodObject = z.ZodObject,
+  C = unknown,
+> {
   name: string;
   title: string;
   description: string;
@@ -49,6 +53,10 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject, C>(
 ): ToolDefinition<I, O, C> {
   return def;
 }
+
+/** Any tool, whatever its schemas: what the registry and filters handle. */
+// biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of tools cannot name each one's schemas.
+export type AnyTool = ToolDefinition<any, any, any>;
 
 /** An error the caller can fix by changing the input; its message is shown to the model as is. */
 export class UserInputError extends Error {

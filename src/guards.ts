@@ -1,0 +1,44 @@
+import type { Config } from "./config.js";
+import { type AnyTool, DEFAULT_TOOLSETS, TOOLSETS, type Toolset } from "./tools/define.js";
+
+/**
+ * Which tools a caller sees, decided in one ordered place (as GitHub's MCP server does): toolset enabled →
+ * read-only mode (derived from the tool's own readOnlyHint, never a second list) → the caller's roles.
+ * Tools filtered out are not registered at all, so a model never sees a tool it cannot use.
+ */
+
+export function resolveToolsets(requested: string[]): Set<Toolset> {
+  const out = new Set<Toolset>();
+  for (const name of requested) {
+    if (name === "default") for (const t of DEFAULT_TOOLSETS) out.add(t);
+    else if (name === "all") for (const t of Object.keys(TOOLSETS) as Toolset[]) out.add(t);
+    else if (name in TOOLSETS) out.add(name as Toolset);
+    else {
+      throw new Error(
+        `PRESERVATION_TOOLSETS names an unknown toolset "${name}"; use default, all, or any of ${Object.keys(TOOLSETS).join(", ")}`,
+      );
+    }
+  }
+  return out;
+}
+
+export interface Audience {
+  readOnly: boolean;
+  toolsets: Set<Toolset>;
+  /** The signed-in user's roles; undefined while sign-in is pending (role-gated tools stay hidden). */
+  roles: readonly string[] | undefined;
+}
+
+export function audienceFrom(config: Config, roles: readonly string[] | undefined): Audience {
+  return { readOnly: config.readOnly, toolsets: resolveToolsets(config.toolsets), roles };
+}
+
+export function isToolVisible(tool: AnyTool, a: Audience): boolean {
+  if (!a.toolsets.has(tool.toolset)) return false;
+  if (a.readOnly && !tool.annotations.readOnlyHint) return false;
+  if (tool.requiredRoles) {
+    if (!a.roles) return false;
+    if (!tool.requiredRoles.some((r) => a.roles?.includes(r))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,88 @@
+import { type Config, loadConfig } from "./config.js";
+import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
+import { audienceFrom } from "./guards.js";
+import { createLogger } from "./log.js";
+import { buildServer, type ServerDeps } from "./server.js";
+import { serveOverHttp, serveOverStdio } from "./serve.js";
+import { ChallengeRequired, Session } from "./session.js";
+
+/**
+ * Everything the MCP server needs before it serves: configuration, logger, the target service (the
+ * embedded one when no URL is configured), and a signed-in session whose roles decide the tool list.
+ */
+export interface Runtime {
+  config: Config;
+  deps: ServerDeps;
+  embedded?: EmbeddedTarget;
+  close(): Promise<void>;
+}
+
+export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
+  const config = loadConfig(argv, env);
+  const log = createLogger({ level: config.logLevel });
+  const embedded = config.url ? undefined : await startEmbedded(config, log);
+  const session = new Session({
+    url: embedded?.url ?? (config.url as string),
+    username: embedded?.username ?? (config.username as string),
+    password: embedded?.password ?? (config.password as string),
+    tenant: config.tenant,
+    maxSessionLifetimeMins: config.maxSessionMins,
+    logger: log,
+  });
+  let roles: string[] | undefined;
+  try {
+    await session.login();
+    roles = (await session.whoAmI()).roles;
+  } catch (err) {
+    if (!(err instanceof ChallengeRequired)) {
+      await session.close();
+      await embedded?.repository.close();
+      throw err;
+    }
+    // Serve anyway: `complete_sign_in` finishes the challenge; role-gated tools stay hidden until then.
+    log.warn({ kind: err.kind }, `sign-in needs a person: ${err.prompt}`);
+  }
+  const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
+  return {
+    config,
+    deps,
+    embedded,
+    async close() {
+      await session.close();
+      await embedded?.repository.close();
+    },
+  };
+}
+
+/** `preservation-mcp [--http ...]`: serve MCP until the client goes away or a signal arrives. */
+export async function runMcpServer(argv: string[]): Promise<void> {
+  const runtime = await prepareRuntime(argv);
+  const { config, deps } = runtime;
+  const factory = () => buildServer(deps);
+  let stopServing: () => Promise<void>;
+  if (config.http.enabled) {
+    const http = await serveOverHttp(factory, config.http, deps.log);
+    deps.log.info({ url: http.url }, `MCP over Streamable HTTP at ${http.url}`);
+    process.stderr.write(`listening on ${http.url}\n`);
+    stopServing = http.close;
+  } else {
+    const stdio = serveOverStdio(factory, deps.log);
+    deps.log.info("MCP over stdio");
+    stopServing = stdio.close;
+  }
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      stopServing()
+        .catch(() => {})
+        .then(() => runtime.close())
+        .finally(resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    // A stdio client that goes away closes our stdin: that is the end of the conversation.
+    if (!config.http.enabled) process.stdin.once("end", stop);
+  });
+}

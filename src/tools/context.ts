@@ -1,0 +1,18 @@
+import type { Logger } from "pino";
+import type { ContentApi } from "../api/content.js";
+import type { EntityApi } from "../api/entity.js";
+import type { Config } from "../config.js";
+import type { Session } from "../session.js";
+
+/** What every tool handler gets: the typed service APIs, the session, and the request's signal/progress. */
+export interface ToolContext {
+  entity: EntityApi;
+  content: ContentApi;
+  session: Session;
+  config: Config;
+  log: Logger;
+  /** Aborted when the client cancels the call: pass it to every request. */
+  signal: AbortSignal;
+  /** Reports progress when the client asked for it (a no-op otherwise). */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+}
