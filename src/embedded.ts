@@ -26,7 +26,12 @@ export async function startEmbedded(config: Config, log: Logger): Promise<Embedd
       `PRESERVATION_USERNAME "${username}" is not a demo user of the embedded service; set PRESERVATION_PASSWORD or use one of ${Object.keys(DEFAULT_DEMO_PASSWORDS).join(", ")}`,
     );
   }
-  const repository = await startRepository({ host: "127.0.0.1", port: 0, dataDir: config.dataDir, seed: "demo" });
+  const repository = await startRepository({
+    host: "127.0.0.1",
+    port: 0,
+    dataDir: config.dataDir,
+    seed: "demo",
+  });
   log.info(
     { url: repository.url, dataDir: config.dataDir, user: username, seeded: repository.seeded },
     `embedded repository service at ${repository.url} (demo collection in ${config.dataDir}); signing in as demo user "${username}"`,

@@ -2,8 +2,8 @@ import { type Config, loadConfig } from "./config.js";
 import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
 import { audienceFrom } from "./guards.js";
 import { createLogger } from "./log.js";
-import { buildServer, type ServerDeps } from "./server.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
+import { buildServer, type ServerDeps } from "./server.js";
 import { ChallengeRequired, Session } from "./session.js";
 
 /**

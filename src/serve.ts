@@ -27,7 +27,9 @@ export async function serveOverHttp(
   opts: { host: string; port: number; token?: string },
   log: Logger,
 ): Promise<HttpServing> {
-  const handler = createMcpHandler(factory, { onerror: (err) => log.warn({ err: err.message }, "mcp http error") });
+  const handler = createMcpHandler(factory, {
+    onerror: (err) => log.warn({ err: err.message }, "mcp http error"),
+  });
   const app = createMcpHonoApp({ host: opts.host });
   if (opts.token) app.use("/mcp", bearerAuth(opts.token));
   app.all("/mcp", (c: Context) => handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody") }));
@@ -53,7 +55,14 @@ function bearerAuth(expected: string) {
     const got = Buffer.from(c.req.header("authorization")?.match(/^Bearer\s+(.+)$/i)?.[1] ?? "");
     if (got.length !== want.length || !timingSafeEqual(got, want)) {
       return c.json(
-        { jsonrpc: "2.0", error: { code: -32001, message: "Unauthorized: send Authorization: Bearer <PRESERVATION_HTTP_TOKEN>" }, id: null },
+        {
+          jsonrpc: "2.0",
+          error: {
+            code: -32001,
+            message: "Unauthorized: send Authorization: Bearer <PRESERVATION_HTTP_TOKEN>",
+          },
+          id: null,
+        },
         401,
         { "WWW-Authenticate": "Bearer" },
       );

@@ -71,7 +71,12 @@ function registerTool(
           if (progressToken === undefined) return;
           await ctx.mcpReq.notify({
             method: "notifications/progress",
-            params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+            params: {
+              progressToken,
+              progress,
+              ...(total !== undefined ? { total } : {}),
+              ...(message ? { message } : {}),
+            },
           });
         },
       };
@@ -89,7 +94,12 @@ function registerTool(
       } catch (err) {
         const message = toUserMessage(err, tool.name);
         deps.log.warn(
-          { tool: tool.name, err: isServiceError(err) ? err.toJSON() : { name: (err as Error)?.name, message: String((err as Error)?.message) } },
+          {
+            tool: tool.name,
+            err: isServiceError(err)
+              ? err.toJSON()
+              : { name: (err as Error)?.name, message: String((err as Error)?.message) },
+          },
           "tool call failed",
         );
         return { isError: true, content: [{ type: "text" as const, text: message }] };

@@ -12,7 +12,8 @@ export function toUserMessage(err: unknown, tool: string): string {
   if (err instanceof ChallengeRequired) {
     return `Sign-in is not complete: ${err.prompt} Then call \`complete_sign_in\` with the code.`;
   }
-  if (err instanceof ForeignUrlError) return "The service returned a link to another site; it was not followed.";
+  if (err instanceof ForeignUrlError)
+    return "The service returned a link to another site; it was not followed.";
   if (err instanceof z.ZodError) {
     const issue = err.issues[0];
     return `Invalid input${issue?.path.length ? ` for ${issue.path.join(".")}` : ""}: ${issue?.message ?? "check the arguments"}.`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { type AnyTool, defineTool, UserInputError } from "./define.js";
 import type { ToolContext } from "./context.js";
+import { type AnyTool, defineTool, UserInputError } from "./define.js";
 
 const whoami = defineTool({
   name: "whoami",
@@ -36,7 +36,12 @@ const completeSignIn = defineTool({
     "Finish a sign-in that needs a person: the code from the challenge e-mail (temporary users) or the current code from the authenticator app (two-factor). Only needed when another tool says sign-in is not complete.",
   toolset: "session",
   inputSchema: z.object({
-    code: z.string().trim().min(4).max(64).describe("The code the person read from the e-mail or authenticator app"),
+    code: z
+      .string()
+      .trim()
+      .min(4)
+      .max(64)
+      .describe("The code the person read from the e-mail or authenticator app"),
   }),
   outputSchema: z.object({ user: z.string(), roles: z.array(z.string()), tokenExpiresAt: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

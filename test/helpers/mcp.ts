@@ -1,0 +1,75 @@
+import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import type { RunningRepository } from "../../repository/server.js";
+import { loadConfig } from "../../src/config.js";
+import { audienceFrom } from "../../src/guards.js";
+import { createLogger } from "../../src/log.js";
+import { buildServer, type ServerDeps } from "../../src/server.js";
+import { Session } from "../../src/session.js";
+import { DEMO_USERS, type DemoUser, startTestRepository } from "./repository.js";
+
+export interface McpHarness {
+  client: Client;
+  repo: RunningRepository;
+  deps: ServerDeps;
+  /** Calls a tool and returns its structured content; throws with the text when isError. */
+  call<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+  /** Calls a tool and returns the raw result (for error assertions). */
+  raw(name: string, args?: Record<string, unknown>): Promise<Awaited<ReturnType<Client["callTool"]>>>;
+  close(): Promise<void>;
+}
+
+export interface McpHarnessOptions {
+  user?: DemoUser;
+  /** Extra configuration flags, e.g. ["--read-only"] or ["--toolsets", "all"]. */
+  flags?: string[];
+  /** Share an already running repository (not closed by the harness). */
+  repo?: RunningRepository;
+  tokenTtlMs?: number;
+}
+
+/**
+ * A real MCP client (v2 SDK) connected in memory to our real server, which talks to a real repository
+ * service over loopback HTTP (the demo collection unless a repo is passed in).
+ */
+export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness> {
+  const ownRepo = !opts.repo;
+  const repo = opts.repo ?? (await startTestRepository({ seed: "demo", tokenTtlMs: opts.tokenTtlMs }));
+  const who = DEMO_USERS[opts.user ?? "manager"];
+  const config = loadConfig(opts.flags ?? [], {
+    PRESERVATION_URL: repo.url,
+    PRESERVATION_USERNAME: who.username,
+    PRESERVATION_PASSWORD: who.password,
+  });
+  const log = createLogger({ level: "silent" });
+  const session = new Session({ url: repo.url, username: who.username, password: who.password, logger: log });
+  await session.login();
+  const roles = (await session.whoAmI()).roles;
+  const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
+  const server = buildServer(deps);
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverTransport);
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(clientTransport);
+  const raw = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: args });
+  return {
+    client,
+    repo,
+    deps,
+    raw,
+    async call<T>(name: string, args: Record<string, unknown> = {}) {
+      const res = await raw(name, args);
+      if (res.isError) {
+        const text = (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join(" ");
+        throw new Error(`${name} failed: ${text}`);
+      }
+      return res.structuredContent as T;
+    },
+    async close() {
+      await client.close();
+      await server.close();
+      await session.close();
+      if (ownRepo) await repo.close();
+    },
+  };
+}
