@@ -485,7 +485,8 @@ export class Session {
           );
         });
       },
-      Math.max(0, at - this.#clock()),
+      // setTimeout overflows past ~24.8 days; a token never lives that long, but a moved clock might say so.
+      Math.min(2 ** 31 - 1, Math.max(0, at - this.#clock())),
     );
     this.#timer.unref();
   }

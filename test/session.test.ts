@@ -333,8 +333,8 @@ describe("Logins that need a person", () => {
     expect(JSON.stringify(session)).not.toContain(code);
   });
 
-  it("refuses a wrong challenge code and stays waiting for the right one", async () => {
-    const session = open(repo, { ...DEMO_USERS.guest });
+  it("refuses a wrong challenge code and stays waiting for the right one (temporary-user login)", async () => {
+    const session = open(repo, { ...DEMO_USERS.guest, temporaryUser: true });
     await expect(session.login()).rejects.toBeInstanceOf(ChallengeRequired);
     await expect(session.completeChallenge("WRONGCODE")).rejects.toMatchObject({ status: 401 });
     expect(session.state.kind).toBe("challenge-required");
