@@ -114,6 +114,30 @@ describe("Session against the repository service", () => {
     expect(issuedSecrets(repo).length).toBe(issued + 2); // exactly one new token pair
   });
 
+  it("lets a request in flight on the old token arrive before refreshing (the refresh revokes it)", async () => {
+    const faults = repo.faults!;
+    faults.clear();
+    let now = Date.now();
+    const session = open(repo, { clock: () => now });
+    await session.login();
+    // A slow, non-idempotent request (a 401 would not be retried): the service checks its token only after 300 ms.
+    faults.inject({ path: "/api/content/search", method: "POST", delayMs: 300 });
+    const slow = session.http.request({
+      method: "POST",
+      path: "/api/content/search",
+      form: { q: "", max: 1 },
+      operation: "content.search",
+      idempotent: false,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    now += 12.5 * 60_000; // the next request refreshes
+    const [slowResult, fresh] = await Promise.all([slow, details(session)]);
+    expect(slowResult.status).toBe(200);
+    expect(fresh.status).toBe(200);
+    expect(session.stats).toMatchObject({ logins: 1, refreshes: 1 });
+    faults.clear();
+  });
+
   it("logs in again when the refresh is refused", async () => {
     let now = Date.now();
     const session = open(repo, { clock: () => now });
