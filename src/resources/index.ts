@@ -1,13 +1,16 @@
 import type { McpServer } from "@modelcontextprotocol/server";
-import type { Logger } from "pino";
-import type { ContentApi } from "../api/content.js";
-import type { EntityApi } from "../api/entity.js";
+import { registerEntityResources } from "./entities.js";
+import { registerFileResources } from "./files.js";
+import type { ResourceDeps } from "./types.js";
 
-export interface ResourceDeps {
-  entity: EntityApi;
-  content: ContentApi;
-  log: Logger;
+export type { ResourceDeps } from "./types.js";
+
+/**
+ * The repository as MCP resources under `preservation://` (see ./uris.ts): the root listing, folders,
+ * assets and content objects as JSON, metadata fragments as XML, and files (bitstreams) up to a size cap.
+ * Template variables holding refs complete by title.
+ */
+export function registerResources(server: McpServer, deps: ResourceDeps): void {
+  registerEntityResources(server, deps);
+  registerFileResources(server, deps);
 }
-
-/** Entity resource templates (preservation://...). Filled in by the resources module. */
-export function registerResources(_server: McpServer, _deps: ResourceDeps): void {}

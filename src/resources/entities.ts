@@ -1,0 +1,279 @@
+import { ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import type { Entity, EntityApi, EntitySummary, EntityType } from "../api/entity.js";
+import { completeRefs } from "./complete.js";
+import { asResourceError, isNotFound, requireRef } from "./errors.js";
+import type { ResourceRegistrar } from "./types.js";
+import {
+  assetUri,
+  bitstreamUri,
+  contentObjectUri,
+  entityUri,
+  folderUri,
+  metadataUri,
+  ROOT_URI,
+} from "./uris.js";
+
+/**
+ * Folders, assets and content objects as JSON resources, plus the root listing. Each answer is a bounded
+ * summary in our own terms whose links are further `preservation://` URIs, so a client can walk the whole
+ * tree by reading resources. Lists are capped and say how many were left out.
+ */
+
+export const JSON_MIME = "application/json";
+/** Children shown in a folder resource; the rest through the `browse` tool. */
+export const FOLDER_PAGE = 50;
+const MAX_REPRESENTATIONS = 10;
+const MAX_GENERATIONS = 10;
+const MAX_BITSTREAMS = 20;
+
+const KIND: Record<EntityType, string> = { SO: "folder", IO: "asset", CO: "content object" };
+const A_KIND: Record<EntityType, string> = { SO: "a folder", IO: "an asset", CO: "a content object" };
+
+/** A child or link as the resources show it: what it is, its title, and where to read it. */
+function item(s: EntitySummary) {
+  return { kind: KIND[s.type], title: s.title, uri: entityUri(s.type, s.ref) };
+}
+
+function fragments(e: Entity) {
+  return e.fragments.map((f) => ({ schema: f.schema, uri: metadataUri(e.ref, f.mref) }));
+}
+
+function base(e: Entity, uri: string) {
+  const parentUri = e.parentRef
+    ? e.type === "CO"
+      ? assetUri(e.parentRef)
+      : folderUri(e.parentRef)
+    : undefined;
+  return {
+    uri,
+    ref: e.ref,
+    kind: KIND[e.type],
+    title: e.title,
+    ...(e.description ? { description: e.description } : {}),
+    ...(e.customType ? { customType: e.customType } : {}),
+    securityTag: e.securityTag,
+    ...(parentUri ? { [e.type === "CO" ? "asset" : "parent"]: parentUri } : {}),
+    ...(e.fragments.length ? { metadata: fragments(e) } : {}),
+  };
+}
+
+function json(uri: string, body: unknown) {
+  return { contents: [{ uri, mimeType: JSON_MIME, text: JSON.stringify(body, null, 2) }] };
+}
+
+/**
+ * The entity of the given type, or ResourceNotFoundError. When the ref names an entity of another type,
+ * the message gives the URI that does read it (a model that guessed the type can correct itself).
+ */
+async function getAs(entity: EntityApi, type: EntityType, ref: string, uri: string, signal: AbortSignal) {
+  try {
+    return await entity.get(ref, type, signal);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const other = await entity.get(ref, undefined, signal).catch(() => undefined);
+    if (other) {
+      throw new ResourceNotFoundError(
+        uri,
+        `${ref} is ${A_KIND[other.type]}, not ${A_KIND[type]}: read ${entityUri(other.type, ref)}`,
+      );
+    }
+    throw new ResourceNotFoundError(
+      uri,
+      `No ${KIND[type]} ${ref} (or it is not visible to you); find one with the \`search\` or \`browse\` tools`,
+    );
+  }
+}
+
+async function topLevel(entity: EntityApi, signal?: AbortSignal) {
+  return entity.children(null, { max: FOLDER_PAGE, signal });
+}
+
+export const registerEntityResources: ResourceRegistrar = (server, deps) => {
+  const { entity, content, log } = deps;
+
+  server.registerResource(
+    "root",
+    ROOT_URI,
+    {
+      title: "Top-level folders",
+      description:
+        "The top of the repository's tree: the top-level folders (fonds, collections) with their preservation:// URIs.",
+      mimeType: JSON_MIME,
+    },
+    async (uri, ctx) => {
+      try {
+        const page = await topLevel(entity, ctx.mcpReq.signal);
+        return json(uri.href, {
+          uri: uri.href,
+          total: page.total,
+          folders: page.items.map(item),
+          ...(page.total > page.items.length
+            ? { more: `${page.total - page.items.length} more; list them with the \`browse\` tool` }
+            : {}),
+        });
+      } catch (err) {
+        throw asResourceError(err, uri.href, "The repository's root is not readable", log);
+      }
+    },
+  );
+
+  server.registerResource(
+    "folder",
+    new ResourceTemplate("preservation://folder/{ref}", {
+      // Only the top-level folders: everything else is reachable from them, and a listing of every
+      // folder of a large repository would be unbounded.
+      list: async (ctx) => {
+        const page = await topLevel(entity, ctx.mcpReq.signal);
+        return {
+          resources: page.items.map((s) => ({
+            uri: folderUri(s.ref),
+            name: s.title || s.ref,
+            title: s.title || s.ref,
+            description: "Top-level folder",
+            mimeType: JSON_MIME,
+          })),
+        };
+      },
+      complete: { ref: (value) => completeRefs(content, ["SO"], value, log) },
+    }),
+    {
+      title: "Folder",
+      description: `A folder: title, description, security tag, parent, metadata fragments, and its first ${FOLDER_PAGE} children as preservation:// URIs (more with the \`browse\` tool).`,
+      mimeType: JSON_MIME,
+    },
+    async (uri, vars, ctx) => {
+      const ref = requireRef(vars.ref, "ref", "folder");
+      const signal = ctx.mcpReq.signal;
+      try {
+        const [folder, children] = await Promise.all([
+          getAs(entity, "SO", ref, uri.href, signal),
+          entity.children(ref, { max: FOLDER_PAGE, signal }),
+        ]);
+        return json(uri.href, {
+          ...base(folder, uri.href),
+          children: {
+            total: children.total,
+            items: children.items.map(item),
+            ...(children.total > children.items.length
+              ? {
+                  more: `${children.total - children.items.length} more; page through them with the \`browse\` tool (ref ${ref})`,
+                }
+              : {}),
+          },
+        });
+      } catch (err) {
+        throw asResourceError(err, uri.href, `No folder ${ref}`, log);
+      }
+    },
+  );
+
+  server.registerResource(
+    "asset",
+    new ResourceTemplate("preservation://asset/{ref}", {
+      // Not listed: assets are reached through folders (or search); there can be millions.
+      list: undefined,
+      complete: { ref: (value) => completeRefs(content, ["IO"], value, log) },
+    }),
+    {
+      title: "Asset",
+      description:
+        "An asset (an intellectual entity): title, description, security tag, folder, identifiers, metadata fragments, and its representations (Preservation, Access) with their content objects as preservation:// URIs.",
+      mimeType: JSON_MIME,
+    },
+    async (uri, vars, ctx) => {
+      const ref = requireRef(vars.ref, "ref", "asset");
+      const signal = ctx.mcpReq.signal;
+      try {
+        const asset = await getAs(entity, "IO", ref, uri.href, signal);
+        const [reps, ids] = await Promise.all([
+          entity.representations(ref, { max: MAX_REPRESENTATIONS, signal }),
+          entity.identifiers(ref, "IO", { max: 50, signal }),
+        ]);
+        const representations = await Promise.all(
+          reps.items.map(async (r) => {
+            const rep = await entity.representation(ref, r.type, r.index, signal);
+            return {
+              type: r.type,
+              ...(rep.name || r.name ? { name: rep.name ?? r.name } : {}),
+              contentObjects: rep.contentObjects.map((c) => ({
+                ...(c.title ? { title: c.title } : {}),
+                uri: contentObjectUri(c.ref),
+              })),
+            };
+          }),
+        );
+        return json(uri.href, {
+          ...base(asset, uri.href),
+          ...(ids.items.length
+            ? { identifiers: ids.items.map((i) => ({ type: i.type, value: i.value })) }
+            : {}),
+          representations,
+          ...(reps.total > reps.items.length ? { moreRepresentations: reps.total - reps.items.length } : {}),
+        });
+      } catch (err) {
+        throw asResourceError(err, uri.href, `No asset ${ref}`, log);
+      }
+    },
+  );
+
+  server.registerResource(
+    "content-object",
+    new ResourceTemplate("preservation://content-object/{ref}", {
+      list: undefined,
+      complete: { ref: (value) => completeRefs(content, ["CO"], value, log) },
+    }),
+    {
+      title: "Content object",
+      description:
+        "A content object (one component of an asset): its asset, metadata fragments, and its generations with file formats and files (size, fixity) as preservation://bitstream URIs.",
+      mimeType: JSON_MIME,
+    },
+    async (uri, vars, ctx) => {
+      const ref = requireRef(vars.ref, "ref", "content object");
+      const signal = ctx.mcpReq.signal;
+      try {
+        const co = await getAs(entity, "CO", ref, uri.href, signal);
+        const gens = await entity.generations(ref, { max: MAX_GENERATIONS, signal });
+        const generations = await Promise.all(
+          gens.items.map(async (g) => {
+            const gen = await entity.generation(ref, g.index, signal);
+            const shown = gen.bitstreams.slice(0, MAX_BITSTREAMS);
+            const files = await Promise.all(
+              shown.map(async (b) => {
+                const bs = await entity.bitstream(ref, g.index, b.index, signal);
+                return {
+                  filename: bs.filename || b.filename,
+                  size: bs.size,
+                  ...(bs.fixities.length ? { fixity: bs.fixities } : {}),
+                  uri: bitstreamUri(ref, g.index, b.index),
+                };
+              }),
+            );
+            const formats = gen.formats
+              .map((f) => [f.name, f.version].filter(Boolean).join(" ") + (f.puid ? ` (${f.puid})` : ""))
+              .filter(Boolean);
+            return {
+              index: g.index,
+              active: gen.active,
+              original: gen.original,
+              ...(gen.label ? { label: gen.label } : {}),
+              ...(gen.formatGroup ? { formatGroup: gen.formatGroup } : {}),
+              ...(formats.length ? { formats } : {}),
+              files,
+              ...(gen.bitstreams.length > shown.length
+                ? { moreFiles: gen.bitstreams.length - shown.length }
+                : {}),
+            };
+          }),
+        );
+        return json(uri.href, {
+          ...base(co, uri.href),
+          generations,
+          ...(gens.total > gens.items.length ? { moreGenerations: gens.total - gens.items.length } : {}),
+        });
+      } catch (err) {
+        throw asResourceError(err, uri.href, `No content object ${ref}`, log);
+      }
+    },
+  );
+};
