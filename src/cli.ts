@@ -2,12 +2,14 @@
 import { REPOSITORY_USAGE, runRepository, UsageError } from "../repository/main.js";
 import { ConfigError } from "./config.js";
 import { runMcpServer } from "./main.js";
+import { runTour } from "./tour.js";
 
 /** The one entry point: `preservation-mcp [--http ...] | repository ... | tour`. */
 
 const USAGE = `Usage: preservation-mcp [options]            MCP server over stdio (the default)
        preservation-mcp --http [--host H] [--port P]   MCP over Streamable HTTP at /mcp
        preservation-mcp repository [options]            the local repository service alone
+       preservation-mcp tour [options]                  a scripted demonstration conversation (no account needed)
 
 MCP server options (each also an environment variable; see the README):
   --url URL            repository service (PRESERVATION_URL); omitted: the embedded demo service
@@ -26,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
     case "repository":
       await runRepository(rest);
       return 0;
+    case "tour":
+      return runTour(rest);
     case "-h":
     case "--help":
     case "help":
