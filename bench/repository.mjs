@@ -25,9 +25,13 @@ const cli = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
 function startService() {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, "repository", "--port", "0", "--data", dataDir, "--seed", String(N)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "repository", "--port", "0", "--data", dataDir, "--seed", String(N)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d) => {
@@ -65,7 +69,9 @@ async function rate(label, fn) {
   );
   lat.sort((a, b) => a - b);
   const perSec = count / seconds;
-  console.log(`${label}: ${fmt(perSec, 0)}/s (p50 ${fmt(pct(lat, 50), 2)} ms, p95 ${fmt(pct(lat, 95), 2)} ms, n=${count})`);
+  console.log(
+    `${label}: ${fmt(perSec, 0)}/s (p50 ${fmt(pct(lat, 50), 2)} ms, p95 ${fmt(pct(lat, 95), 2)} ms, n=${count})`,
+  );
   return perSec;
 }
 
@@ -85,7 +91,9 @@ for (let i = 0; i < 3; i++) {
   if (i < 2) await stop(svc.child);
 }
 const startMs = Math.min(...starts);
-console.log(`start to listening with data present: ${fmt(startMs, 0)} ms (runs: ${starts.map((s) => fmt(s, 0)).join(", ")}; target < 1000 ms)`);
+console.log(
+  `start to listening with data present: ${fmt(startMs, 0)} ms (runs: ${starts.map((s) => fmt(s, 0)).join(", ")}; target < 1000 ms)`,
+);
 
 const pool = new Pool(svc.url, { connections: concurrency });
 async function call(method, path, body) {
@@ -103,10 +111,17 @@ async function call(method, path, body) {
   return text;
 }
 let token;
-token = JSON.parse(await call("POST", "/api/accesstoken/login", "username=manager&password=manager-demo-pw")).token;
+token = JSON.parse(
+  await call("POST", "/api/accesstoken/login", "username=manager&password=manager-demo-pw"),
+).token;
 
 // Collect refs to read: folders from the root, then assets from their children.
-const refsOf = (xml, type) => [...xml.matchAll(new RegExp(`ref="([0-9a-f-]{36})" type="${type}"|type="${type}"[^>]*ref="([0-9a-f-]{36})"`, "g"))].map((m) => m[1] ?? m[2]);
+const refsOf = (xml, type) =>
+  [
+    ...xml.matchAll(
+      new RegExp(`ref="([0-9a-f-]{36})" type="${type}"|type="${type}"[^>]*ref="([0-9a-f-]{36})"`, "g"),
+    ),
+  ].map((m) => m[1] ?? m[2]);
 const rootXml = await call("GET", "/api/entity/root/children?max=1000");
 const folders = refsOf(rootXml, "SO");
 const assets = [];
@@ -125,22 +140,49 @@ for (const f of moreFolders.slice(0, 200)) {
 const allFolders = [...folders, ...moreFolders];
 console.log(`sampled ${allFolders.length} folders and ${assets.length} assets`);
 
-const words = ["minutes", "harbour", "map", "letter", "photograph", "report", "survey", "council", "deed", "plan", "record", "1850", "quay", "school", "church"];
+const words = [
+  "minutes",
+  "harbour",
+  "map",
+  "letter",
+  "photograph",
+  "report",
+  "survey",
+  "council",
+  "deed",
+  "plan",
+  "record",
+  "1850",
+  "quay",
+  "school",
+  "church",
+];
 const searchLat = [];
 let totalHits = 0;
 for (let i = 0; i < 300; i++) {
   const q = JSON.stringify({ q: words[i % words.length], fields: [] });
-  const body = new URLSearchParams({ q, start: "0", max: "10", metadata: "xip.title,xip.description" }).toString();
+  const body = new URLSearchParams({
+    q,
+    start: "0",
+    max: "10",
+    metadata: "xip.title,xip.description",
+  }).toString();
   const t = performance.now();
   const reply = JSON.parse(await call("POST", "/api/content/search", body));
   searchLat.push(performance.now() - t);
   totalHits += reply.value.totalHits;
 }
 searchLat.sort((a, b) => a - b);
-console.log(`content search (sequential, 300 queries, max=10): p50 ${fmt(pct(searchLat, 50), 2)} ms, p95 ${fmt(pct(searchLat, 95), 2)} ms (target p50 < 20 ms; mean totalHits ${fmt(totalHits / 300, 0)})`);
+console.log(
+  `content search (sequential, 300 queries, max=10): p50 ${fmt(pct(searchLat, 50), 2)} ms, p95 ${fmt(pct(searchLat, 95), 2)} ms (target p50 < 20 ms; mean totalHits ${fmt(totalHits / 300, 0)})`,
+);
 
-await rate("children listing (max=100)", (i) => call("GET", `/api/entity/structural-objects/${allFolders[i % allFolders.length]}/children?max=100`));
-const getRate = await rate("entity GET (information-objects/{ref})", (i) => call("GET", `/api/entity/information-objects/${assets[i % assets.length]}`));
+await rate("children listing (max=100)", (i) =>
+  call("GET", `/api/entity/structural-objects/${allFolders[i % allFolders.length]}/children?max=100`),
+);
+const getRate = await rate("entity GET (information-objects/{ref})", (i) =>
+  call("GET", `/api/entity/information-objects/${assets[i % assets.length]}`),
+);
 console.log(`entity GET rate vs target 2,000/s: ${fmt(getRate / 2000, 2)}x`);
 
 await pool.close();

@@ -29,12 +29,7 @@ function fail(c: Context, message: string, extra: Record<string, unknown> = {}) 
 }
 
 /** The login result: validFor in minutes, fractional when the TTL is under a minute (test-only extension). */
-function loginResult(
-  user: User,
-  row: TokenRow,
-  includeUserDetails: boolean,
-  previousLogin: string | null,
-) {
+function loginResult(user: User, row: TokenRow, includeUserDetails: boolean, previousLogin: string | null) {
   const result: Record<string, unknown> = {
     success: true,
     token: row.token,
