@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.js";
+import { prepared } from "./statements.js";
 import { walkXml } from "./xml.js";
 
 /**
@@ -52,17 +53,52 @@ export function dublinCoreValues(xml: string): DcValue[] {
   return out;
 }
 
-/** Rebuilds the Dublin Core rows of one entity from its stored fragments. */
-export function indexDublinCore(db: Db, entityRef: string): void {
-  const fragments = db
-    .prepare("SELECT content FROM metadata_fragments WHERE entity_ref = ? ORDER BY id")
-    .all(entityRef) as { content: string }[];
-  db.prepare("DELETE FROM entity_dc_values WHERE entity_ref = ?").run(entityRef);
-  const insert = db.prepare(
+/**
+ * Replaces the Dublin Core rows of one entity. Bulk writers that bypass `reindexEntity` (as they write
+ * `entity_fts` themselves) may write the same rows directly: positions count from 0 across the
+ * entity's fragments in fragment order.
+ */
+export function writeDublinCoreValues(db: Db, entityRef: string, values: readonly DcValue[]): void {
+  prepared(db, "DELETE FROM entity_dc_values WHERE entity_ref = ?").run(entityRef);
+  const insert = prepared(
+    db,
     "INSERT INTO entity_dc_values (entity_ref, name, value, position) VALUES (?, ?, ?, ?)",
   );
-  let position = 0;
-  for (const f of fragments) {
-    for (const v of dublinCoreValues(f.content)) insert.run(entityRef, v.name, v.value, position++);
+  values.forEach((v, i) => {
+    insert.run(entityRef, v.name, v.value, i);
+  });
+}
+
+/** Rebuilds the Dublin Core rows of one entity from its stored fragments. */
+export function indexDublinCore(db: Db, entityRef: string): void {
+  const fragments = prepared(db, "SELECT content FROM metadata_fragments WHERE entity_ref = ? ORDER BY id")
+    .pluck()
+    .all(entityRef) as string[];
+  writeDublinCoreValues(db, entityRef, fragments.flatMap(dublinCoreValues));
+}
+
+const checked = new WeakSet<Db>();
+const BACKFILL_BATCH = 2000;
+
+/**
+ * Fills in the Dublin Core rows of entities whose fragments were written without `reindexEntity`
+ * (data directories older than the table, bulk writers that skip it). Runs once per database handle;
+ * afterwards `reindexEntity` keeps the table current.
+ */
+export function ensureDublinCoreIndex(db: Db): void {
+  if (checked.has(db)) return;
+  checked.add(db);
+  const refs = db
+    .prepare(
+      `SELECT DISTINCT f.entity_ref FROM metadata_fragments f
+       WHERE f.content LIKE '%purl.org/dc/%'
+         AND NOT EXISTS (SELECT 1 FROM entity_dc_values d WHERE d.entity_ref = f.entity_ref)`,
+    )
+    .pluck()
+    .all() as string[];
+  for (let i = 0; i < refs.length; i += BACKFILL_BATCH) {
+    db.transaction(() => {
+      for (const ref of refs.slice(i, i + BACKFILL_BATCH)) indexDublinCore(db, ref);
+    })();
   }
 }

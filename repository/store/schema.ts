@@ -28,6 +28,9 @@ CREATE TABLE IF NOT EXISTS entities (
 );
 CREATE INDEX IF NOT EXISTS entities_parent ON entities (parent_ref, id);
 CREATE INDEX IF NOT EXISTS entities_modified ON entities (modified, id);
+-- Covers the visibility test of every Content API search (live, folder/asset, readable tag): counts and
+-- facets over the whole store read this narrow index instead of the wide rows.
+CREATE INDEX IF NOT EXISTS entities_visibility ON entities (deleted, type, security_tag);
 
 CREATE TABLE IF NOT EXISTS metadata_fragments (
   id         INTEGER PRIMARY KEY,
@@ -189,12 +192,13 @@ CREATE VIRTUAL TABLE IF NOT EXISTS entity_fts USING fts5 (
 
 -- Dublin Core element values (name = element, e.g. 'creator') from each entity's metadata fragments,
 -- rebuilt by reindexEntity; the Content API filters, facets and returns oai_dc.* fields from here.
+-- Values compare case-insensitively, so an exact-value filter can seek the lookup index.
 CREATE TABLE IF NOT EXISTS entity_dc_values (
   entity_ref TEXT NOT NULL,
   name       TEXT NOT NULL,
-  value      TEXT NOT NULL,
+  value      TEXT NOT NULL COLLATE NOCASE,
   position   INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entity_dc_values_entity ON entity_dc_values (entity_ref, name);
-CREATE INDEX IF NOT EXISTS entity_dc_values_lookup ON entity_dc_values (name, value);
+CREATE INDEX IF NOT EXISTS entity_dc_values_lookup ON entity_dc_values (name, value, entity_ref);
 `;
