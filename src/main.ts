@@ -1,6 +1,6 @@
-import { type Config, loadConfig } from "./config.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
-import { audienceFrom } from "./guards.js";
+import { audienceFrom, resolveToolsets } from "./guards.js";
 import { createLogger } from "./log.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, type ServerDeps } from "./server.js";
@@ -19,6 +19,13 @@ export interface Runtime {
 
 export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const config = loadConfig(argv, env);
+  // Toolset names are known only to the tool registry; an unknown one is still a configuration error,
+  // reported (exit code 2) before anything starts, not after the embedded service is up and listening.
+  try {
+    resolveToolsets(config.toolsets);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   const log = createLogger({ level: config.logLevel });
   const embedded = config.url ? undefined : await startEmbedded(config, log);
   const session = new Session({

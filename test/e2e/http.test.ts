@@ -1,0 +1,144 @@
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../repository/server.js";
+import { startTestRepository } from "../helpers/repository.js";
+import {
+  childEnv,
+  connectHttp,
+  LEGACY,
+  MODERN,
+  remoteEnv,
+  type SpawnedCli,
+  spawnCli,
+  startHttp,
+} from "./helpers.js";
+
+/** Streamable HTTP at /mcp from the shipped CLI, with both client generations and the transport's guards. */
+
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+};
+
+/** A raw POST to /mcp with chosen headers (node:http, so Host can be set too). */
+function post(url: string, headers: Record<string, string>, body: unknown = INITIALIZE) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const u = new URL(url);
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (d: string) => {
+          text += d;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+let repo: RunningRepository;
+beforeAll(async () => {
+  repo = await startTestRepository({ seed: "demo" });
+});
+afterAll(() => repo?.close());
+
+describe("Streamable HTTP on loopback", () => {
+  let server: SpawnedCli & { url: string };
+  beforeAll(async () => {
+    server = await startHttp([], childEnv(remoteEnv(repo.url)));
+  });
+  afterAll(async () => {
+    expect(await server?.stop()).toBe(0);
+  });
+
+  it("prints its URL on stderr and keeps stdout empty", () => {
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(server.stdout()).toBe("");
+  });
+
+  it.each([
+    { era: "v2" as const, version: MODERN },
+    { era: "v1" as const, version: LEGACY },
+  ])("serves the $era client ($version): tools, whoami, search", async ({ era, version }) => {
+    const client = await connectHttp(era, server.url);
+    try {
+      expect(client.protocolVersion()).toBe(version);
+      const names = await client.listToolNames();
+      expect(names).toContain("whoami");
+      const me = await client.call("whoami");
+      expect(me.structured).toMatchObject({ user: "curator" });
+      if (names.includes("search")) {
+        const found = await client.call("search", { query: "minutes" });
+        expect(found.isError).toBe(false);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses a foreign Origin with 403 (DNS rebinding) and accepts its own", async () => {
+    const port = new URL(server.url).port;
+    const foreign = await post(server.url, { origin: "http://evil.example" });
+    expect(foreign.status).toBe(403);
+    const own = await post(server.url, { origin: `http://127.0.0.1:${port}` });
+    expect(own.status).toBe(200);
+    expect(own.body).toContain('"protocolVersion"');
+  });
+
+  it("refuses a foreign Host with 403", async () => {
+    const res = await post(server.url, { host: "evil.example" });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("Streamable HTTP on a public interface", () => {
+  it("will not start on 0.0.0.0 without PRESERVATION_HTTP_TOKEN: one stderr line naming it, exit 2", async () => {
+    const cli = spawnCli(["--http", "--host", "0.0.0.0", "--port", "0"], childEnv(remoteEnv(repo.url)));
+    expect(await cli.exited).toBe(2);
+    const lines = cli.stderr().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/PRESERVATION_HTTP_TOKEN/);
+    expect(cli.stdout()).toBe("");
+  });
+
+  it("with the token, refuses requests without the bearer (401) and serves those with it", async () => {
+    const token = "e2e-token-0123456789abcdef";
+    const server = await startHttp(
+      ["--host", "0.0.0.0"],
+      childEnv({ ...remoteEnv(repo.url), PRESERVATION_HTTP_TOKEN: token }),
+    );
+    try {
+      const url = server.url.replace("0.0.0.0", "127.0.0.1");
+      const bare = await post(url, {});
+      expect(bare.status).toBe(401);
+      expect(bare.body).toMatch(/PRESERVATION_HTTP_TOKEN/);
+      const wrong = await post(url, { authorization: `Bearer ${token.replace(/.$/, "x")}` });
+      expect(wrong.status).toBe(401);
+      for (const era of ["v2", "v1"] as const) {
+        const client = await connectHttp(era, url, { authorization: `Bearer ${token}` });
+        try {
+          expect((await client.call("whoami")).structured).toMatchObject({ user: "curator" });
+        } finally {
+          await client.close();
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../repository/server.js";
+import { startTestRepository } from "../helpers/repository.js";
+import { childEnv, connectStdio, remoteEnv, spawnCli, tempDataDir } from "./helpers.js";
+
+/** Start-up as a person meets it: bad configuration stops it at once, read-only mode shapes the tool list. */
+
+describe("a bad configuration value", () => {
+  // Should start-up get as far as the embedded service, it must not touch the real home directory.
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  it.each([
+    { env: { PRESERVATION_URL: "nope" }, names: "PRESERVATION_URL" },
+    { env: { PRESERVATION_LOG_LEVEL: "loud" }, names: "PRESERVATION_LOG_LEVEL" },
+    { env: { PRESERVATION_TOOLSETS: "bogus" }, names: "PRESERVATION_TOOLSETS" },
+    { env: { PRESERVATION_READ_ONLY: "perhaps" }, names: "PRESERVATION_READ_ONLY" },
+    {
+      env: { PRESERVATION_URL: "http://127.0.0.1:9", PRESERVATION_USERNAME: "someone" },
+      names: "PRESERVATION_PASSWORD",
+    },
+  ])("$names: one stderr line naming it, exit code 2, nothing on stdout", async ({ env, names }) => {
+    const cli = spawnCli([], childEnv({ PRESERVATION_DATA_DIR: data.dir, ...env }));
+    cli.child.stdin?.end();
+    expect(await cli.exited).toBe(2);
+    const lines = cli.stderr().trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^preservation-mcp: ${names} `));
+    expect(cli.stdout()).toBe("");
+  });
+
+  it("an unknown flag is a usage error too", async () => {
+    const cli = spawnCli(["--no-such-flag"], childEnv({ PRESERVATION_DATA_DIR: data.dir }));
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr().trim().split("\n")).toHaveLength(1);
+    expect(cli.stderr()).toMatch(/no-such-flag/);
+  });
+});
+
+describe("read-only mode", () => {
+  let repo: RunningRepository;
+  beforeAll(async () => {
+    repo = await startTestRepository({ seed: "demo" });
+  });
+  afterAll(() => repo?.close());
+
+  it("--read-only lists only tools that declare readOnlyHint (complete_sign_in disappears)", async () => {
+    const full = await connectStdio("v2", { env: childEnv(remoteEnv(repo.url)) });
+    const readOnly = await connectStdio("v1", { env: childEnv(remoteEnv(repo.url)), args: ["--read-only"] });
+    try {
+      const all = await full.listTools();
+      const some = await readOnly.listTools();
+      expect(all.map((t) => t.name)).toContain("complete_sign_in");
+      expect(some.map((t) => t.name)).not.toContain("complete_sign_in");
+      expect(some.length).toBeGreaterThan(0);
+      for (const t of some) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
+      // Nothing read-only was lost on the way.
+      expect(some.map((t) => t.name)).toEqual(
+        all.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name),
+      );
+    } finally {
+      await full.close();
+      await readOnly.close();
+    }
+  });
+
+  it("PRESERVATION_READ_ONLY=true does the same", async () => {
+    const client = await connectStdio("v2", {
+      env: childEnv({ ...remoteEnv(repo.url), PRESERVATION_READ_ONLY: "true", PRESERVATION_TOOLSETS: "all" }),
+    });
+    try {
+      const tools = await client.listTools();
+      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
