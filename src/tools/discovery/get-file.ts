@@ -1,0 +1,205 @@
+import { z } from "zod";
+import { bitstreamUri } from "../../resources/uris.js";
+import type { ToolContext } from "../context.js";
+import { defineTool, UserInputError } from "../define.js";
+import { loadEntity } from "../support/entities.js";
+import {
+  binaryContentType,
+  guessMime,
+  incompleteTail,
+  leadingContinuation,
+  looksBinary,
+  looksLikeText,
+  readAtMost,
+} from "../support/file-text.js";
+import { contentObjectsOf, formatLabel, pickGeneration } from "../support/files.js";
+import { clip, formatBytes, lines } from "../support/text.js";
+import { fixity, format, READ_ONLY, refParam } from "./params.js";
+
+const DEFAULT_TEXT_BYTES = 16 * 1024;
+const MAX_TEXT_BYTES = 64 * 1024;
+
+const input = z.object({
+  ref: refParam("Asset or content object ref; find it with `search`, `browse` or `get_entity` (files)"),
+  representation: z
+    .enum(["Preservation", "Access"])
+    .default("Preservation")
+    .describe("For an asset: which copy (default Preservation); its first file is used"),
+  generation: z.number().int().min(1).optional().describe("Generation number (default: the active one)"),
+  bitstream: z.number().int().min(1).default(1).describe("File number within the generation (default 1)"),
+  offset: z.number().int().min(0).default(0).describe("Text files: byte to start at (from `nextOffset`)"),
+  maxBytes: z
+    .number()
+    .int()
+    .min(256)
+    .max(MAX_TEXT_BYTES)
+    .default(DEFAULT_TEXT_BYTES)
+    .describe(`Text files: most bytes to return (default ${DEFAULT_TEXT_BYTES}, max ${MAX_TEXT_BYTES})`),
+});
+
+const output = z.object({
+  contentObject: z.string(),
+  asset: z.string().optional(),
+  representation: z.string().optional(),
+  generation: z.number(),
+  bitstream: z.number(),
+  filename: z.string(),
+  size: z.number(),
+  formats: z.array(format),
+  fixities: z.array(fixity),
+  mimeType: z.string().optional(),
+  uri: z.string(),
+  /** The file's text (text-like files only), from `offset`. */
+  text: z.string().optional(),
+  offset: z.number().optional(),
+  truncated: z.boolean().optional(),
+  nextOffset: z.number().optional(),
+  /** Files of the chosen representation besides this one (asset refs only). */
+  otherFiles: z.number().optional(),
+});
+
+export default defineTool({
+  name: "get_file",
+  title: "Get a file",
+  description:
+    "One file of an asset (default: first preservation file) or content object: name, size, format, fixity; the text itself for small text files (txt, CSV, XML, JSON), else a resource link to the bytes.",
+  toolset: "discovery",
+  inputSchema: input,
+  outputSchema: output,
+  annotations: READ_ONLY,
+  async handler(args, ctx: ToolContext) {
+    const e = await loadEntity(ctx, args.ref, {
+      expect: ["IO", "CO"],
+      wrongKind: () => "Folders hold no files: list its assets with `browse`, then pass an asset ref.",
+    });
+    let coRef = e.ref;
+    let asset: string | undefined;
+    let representation: string | undefined;
+    let otherFiles: number | undefined;
+    if (e.type === "IO") {
+      const { objects } = await contentObjectsOf(ctx, e.ref, 1000);
+      const wanted = args.representation.toLowerCase();
+      const inRep = objects.filter((o) => o.representation.toLowerCase() === wanted);
+      const first = inRep[0];
+      if (!first) {
+        const reps = [...new Set(objects.map((o) => o.representation))];
+        throw new UserInputError(
+          reps.length
+            ? `The asset "${clip(e.title, 80)}" has no ${args.representation} copy; it has: ${reps.join(", ")}. Pass representation accordingly.`
+            : `The asset "${clip(e.title, 80)}" has no files.`,
+        );
+      }
+      coRef = first.ref;
+      asset = e.ref;
+      representation = first.representation;
+      otherFiles = inRep.length - 1;
+    }
+
+    const gen = await pickGeneration(ctx, coRef, args.generation);
+    const g = await ctx.entity.generation(coRef, gen.index, ctx.signal);
+    if (!g.bitstreams.some((b) => b.index === args.bitstream)) {
+      throw new UserInputError(
+        g.bitstreams.length
+          ? `Generation ${gen.index} of content object ${coRef} has no file ${args.bitstream}; it has ${g.bitstreams.length} (${g.bitstreams.map((b) => `${b.index}: ${b.filename}`).join(", ")}).`
+          : `Generation ${gen.index} of content object ${coRef} holds no files.`,
+      );
+    }
+    const facts = await ctx.entity.bitstream(coRef, gen.index, args.bitstream, ctx.signal);
+    const formats = g.formats.map((f) => ({
+      ...(f.puid ? { puid: f.puid } : {}),
+      ...(f.name ? { name: f.name } : {}),
+      ...(f.version ? { version: f.version } : {}),
+    }));
+    const uri = bitstreamUri(coRef, gen.index, args.bitstream);
+    const filename = facts.filename;
+    const base = {
+      contentObject: coRef,
+      ...(asset ? { asset } : {}),
+      ...(representation ? { representation } : {}),
+      generation: gen.index,
+      bitstream: args.bitstream,
+      filename,
+      size: facts.size,
+      formats,
+      fixities: facts.fixities,
+      uri,
+      ...(otherFiles ? { otherFiles } : {}),
+    };
+    const where = `content object ${coRef}${representation ? ` (${representation} copy of asset ${asset})` : ""}, generation ${gen.index}, file ${args.bitstream}`;
+    const head = lines(
+      `${filename}, ${formatBytes(facts.size)}, ${formatLabel(formats)}; ${where}`,
+      facts.fixities.length > 0 &&
+        `Fixity: ${facts.fixities.map((f) => `${f.algorithm} ${f.value}`).join("; ")}`,
+      otherFiles
+        ? `The ${representation} copy has ${otherFiles} more file(s); \`get_entity\` with include files lists them.`
+        : "",
+    );
+    const link = (mimeType: string | undefined, why: string) => ({
+      structured: { ...base, ...(mimeType ? { mimeType } : {}) },
+      text: lines(head, `${why} Read the bytes as the resource ${uri}.`),
+      links: [
+        {
+          uri,
+          name: filename,
+          ...(mimeType ? { mimeType } : {}),
+          description: `${formatLabel(formats)}, ${formatBytes(facts.size)}`,
+        },
+      ],
+    });
+
+    if (!looksLikeText(filename, formats)) return link(guessMime(filename), "Not text, so not shown inline.");
+    if (facts.size > 0 && args.offset >= facts.size) {
+      throw new UserInputError(`offset ${args.offset} is past the end of ${filename} (${facts.size} bytes).`);
+    }
+    const end =
+      facts.size > 0
+        ? Math.min(facts.size, args.offset + args.maxBytes) - 1
+        : args.offset + args.maxBytes - 1;
+    const content = await ctx.entity.bitstreamContent(coRef, gen.index, args.bitstream, {
+      ...(args.offset > 0 || facts.size > args.maxBytes ? { range: { start: args.offset, end } } : {}),
+      signal: ctx.signal,
+    });
+    const mimeType = content.contentType?.split(";")[0]?.trim() || guessMime(filename);
+    if (binaryContentType(content.contentType)) {
+      content.stream.destroy();
+      return link(mimeType, `The service says it is ${mimeType}, not text, so not shown inline.`);
+    }
+    // A service that ignores Range sends the whole file: skip to the offset ourselves.
+    const skip = content.status === 206 ? 0 : args.offset;
+    const raw = (await readAtMost(content.stream, skip + args.maxBytes)).subarray(skip);
+    const lead = args.offset > 0 ? leadingContinuation(raw) : 0;
+    const startsAt = args.offset + lead;
+    const reachedEnd =
+      facts.size > 0 ? startsAt + (raw.length - lead) >= facts.size : raw.length < args.maxBytes;
+    const tail = reachedEnd ? 0 : incompleteTail(raw);
+    const slice = raw.subarray(lead, raw.length - tail);
+    const text = slice.toString("utf8");
+    if (looksBinary(text)) return link(mimeType, "It does not decode as text, so not shown inline.");
+    const nextOffset = reachedEnd ? undefined : startsAt + slice.length;
+    const structured = {
+      ...base,
+      ...(mimeType ? { mimeType } : {}),
+      text,
+      offset: startsAt,
+      truncated: nextOffset !== undefined,
+      ...(nextOffset !== undefined ? { nextOffset } : {}),
+    };
+    const span =
+      startsAt === 0 && nextOffset === undefined
+        ? "the whole file"
+        : `bytes ${startsAt}–${startsAt + slice.length - 1} of ${facts.size}`;
+    return {
+      structured,
+      text: lines(
+        head,
+        `Text (${span}):`,
+        text,
+        nextOffset !== undefined &&
+          `[cut: ${facts.size - nextOffset} more bytes; call again with offset ${nextOffset}, or read the resource ${uri}]`,
+      ),
+      ...(nextOffset !== undefined
+        ? { links: [{ uri, name: filename, ...(mimeType ? { mimeType } : {}) }] }
+        : {}),
+    };
+  },
+});

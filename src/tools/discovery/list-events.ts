@@ -1,0 +1,176 @@
+import { z } from "zod";
+import type { EventAction, HistoryEvent } from "../../api/entity.js";
+import { collect, paginate } from "../../api/walk.js";
+import type { ToolContext } from "../context.js";
+import { defineTool, UserInputError } from "../define.js";
+import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
+import { checkRange, toInstant } from "../support/dates.js";
+import { loadEntity } from "../support/entities.js";
+import { spoken } from "../support/kinds.js";
+import { windowOf } from "../support/paging.js";
+import { clip, lines, pageNote, plural } from "../support/text.js";
+import { cursor, date, entityRef, limit, page, READ_ONLY, refParam } from "./params.js";
+
+/** An entity's own history is filtered here (the service filters only repository-wide); up to this many. */
+const MAX_LOCAL_FILTER = 1000;
+
+const input = z.object({
+  ref: entityRef.optional().describe("Only this entity's events; find refs with `search` or `browse`"),
+  event: refParam("List the entities this event acted on (an eventRef from this tool)").optional(),
+  types: z
+    .array(z.string().trim().min(1).max(50))
+    .max(10)
+    .optional()
+    .describe("Event types, e.g. Ingest, Modified, Characterise, IntegrityCheck"),
+  from: date("On or after"),
+  to: date("On or before (inclusive)"),
+  user: z.string().trim().min(1).max(100).optional().describe("Only events by this username"),
+  newestFirst: z.boolean().default(true).describe("Order (default newest first)"),
+  limit: limit(20, 100),
+  cursor,
+});
+
+const output = z.object({
+  events: z.array(
+    z.object({
+      eventRef: z.string(),
+      type: z.string(),
+      date: z.string(),
+      user: z.string(),
+      workflow: z.string().optional(),
+      action: z.string().optional(),
+      entityRef: z.string().optional(),
+    }),
+  ),
+  ...page,
+});
+
+type Row = z.infer<typeof output>["events"][number];
+
+function fromEvent(e: HistoryEvent): Row {
+  return {
+    eventRef: e.ref,
+    type: e.type,
+    date: e.date,
+    user: e.user,
+    ...(e.workflowName ? { workflow: e.workflowName } : {}),
+  };
+}
+
+function fromAction(a: EventAction, withEntity: boolean): Row {
+  return {
+    ...fromEvent(a.event),
+    ...(a.date ? { date: a.date } : {}),
+    action: a.commandType,
+    ...(withEntity && a.entityRef ? { entityRef: a.entityRef } : {}),
+  };
+}
+
+export default defineTool({
+  name: "list_events",
+  title: "List events",
+  description:
+    "History: events across the repository (filter by type, dates, user), one entity's events (ref), or the entities one event acted on (event). Newest first, paged.",
+  toolset: "discovery",
+  inputSchema: input,
+  outputSchema: output,
+  annotations: READ_ONLY,
+  async handler(args, ctx: ToolContext) {
+    if (args.ref && args.event) {
+      throw new UserInputError(
+        "Give either ref (an entity's events) or event (what one event did), not both.",
+      );
+    }
+    const hash = queryHash("list_events", args);
+    const offset = decodeCursor(args.cursor, hash);
+    const from = args.from ? toInstant(args.from, "start", "from") : undefined;
+    const to = args.to ? toInstant(args.to, "end", "to") : undefined;
+    checkRange(from, to, ["from", "to"]);
+    const types = args.types?.map((t) => t.toLowerCase());
+    const filtered = Boolean(types?.length || from || to || args.user);
+
+    let rows: Row[];
+    let total: number;
+    let head: string;
+    let partial = "";
+    if (args.event) {
+      const eventRef = args.event;
+      if (filtered)
+        throw new UserInputError(
+          "Filters apply to lists of events, not to one event's actions; leave them out.",
+        );
+      const w = await windowOf(
+        (start, max) => ctx.entity.eventActionsOfEvent(eventRef, { start, max, signal: ctx.signal }),
+        offset,
+        args.limit,
+        args.newestFirst,
+      );
+      rows = w.items.map((a) => fromAction(a, true));
+      total = w.total;
+      head = `Event ${eventRef} acted on ${plural(total, "entity", "entities")} you may see`;
+    } else if (args.ref) {
+      const e = await loadEntity(ctx, args.ref);
+      const what = `${spoken(e.type)} "${clip(e.title, 80)}"`;
+      const fetchPage = (start: number, max: number) =>
+        ctx.entity.eventActions(e.ref, e.type, { start, max, signal: ctx.signal });
+      if (!filtered) {
+        const w = await windowOf(fetchPage, offset, args.limit, args.newestFirst);
+        rows = w.items.map((a) => fromAction(a, false));
+        total = w.total;
+      } else {
+        // The service cannot filter one entity's history: read it (bounded) and filter here.
+        const first = await fetchPage(0, 1);
+        const all = await collect(
+          paginate((req) => ctx.entity.eventActions(e.ref, e.type, { ...req, signal: ctx.signal }), {
+            pageSize: 200,
+            limit: MAX_LOCAL_FILTER,
+            signal: ctx.signal,
+          }),
+        );
+        if (first.total > all.length)
+          partial = ` (filtered the oldest ${all.length} of its ${first.total} events only)`;
+        const kept = all
+          .map((a) => fromAction(a, false))
+          .filter(
+            (r) =>
+              (!types?.length || types.includes(r.type.toLowerCase())) &&
+              (!from || r.date >= from) &&
+              (!to || r.date <= to) &&
+              (!args.user || r.user === args.user),
+          );
+        if (args.newestFirst) kept.reverse();
+        total = kept.length;
+        rows = kept.slice(offset, offset + args.limit);
+      }
+      head = `${plural(total, "event")}${filtered ? " matching" : ""} on ${what} ${e.ref}${partial}`;
+    } else {
+      const filter = {
+        ...(args.types?.length ? { types: args.types } : {}),
+        ...(from ? { from } : {}),
+        ...(to ? { to } : {}),
+        ...(args.user ? { username: args.user } : {}),
+      };
+      const w = await windowOf(
+        (start, max) => ctx.entity.events({ ...filter, start, max, signal: ctx.signal }),
+        offset,
+        args.limit,
+        args.newestFirst,
+      );
+      rows = w.items.map(fromEvent);
+      total = w.total;
+      head = `${plural(total, "event")}${filtered ? " matching" : ""} in the repository`;
+    }
+
+    const paging = pageFacts(offset, rows.length, total, hash);
+    const eventLines = rows.map(
+      (r) =>
+        `- ${r.date} ${r.type}${r.action ? ` (${r.action})` : ""} by ${r.user}${r.workflow ? `, ${r.workflow}` : ""}${r.entityRef ? ` on ${r.entityRef}` : ` event ${r.eventRef}`}`,
+    );
+    const text = lines(
+      `${head}${rows.length ? (args.newestFirst ? ", newest first:" : ", oldest first:") : "."}`,
+      ...eventLines,
+      pageNote(offset, rows.length, total, paging.nextCursor),
+    );
+    return { structured: { events: rows, ...paging }, text };
+  },
+});

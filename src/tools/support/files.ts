@@ -1,0 +1,121 @@
+import type { FileFormat, Fixity } from "../../api/entity.js";
+import { bitstreamUri } from "../../resources/uris.js";
+import type { ToolContext } from "../context.js";
+import { UserInputError } from "../define.js";
+import { mapLimit } from "./entities.js";
+
+/**
+ * The content chain below an asset, in our terms: representations (Preservation, Access) hold content
+ * objects; a content object's active generation has the formats and the files (bitstreams). Shared by
+ * `get_entity` (include files) and `get_file`. Requests run a few at a time.
+ */
+
+const IN_FLIGHT = 4;
+
+export interface ContentObjectRef {
+  ref: string;
+  title?: string;
+  /** "Preservation" or "Access". */
+  representation: string;
+}
+
+/** The content objects of an asset, representation by representation, at most `max` of them. */
+export async function contentObjectsOf(
+  ctx: ToolContext,
+  assetRef: string,
+  max: number,
+): Promise<{ objects: ContentObjectRef[]; total: number }> {
+  const reps = await ctx.entity.representations(assetRef, { max: 20, signal: ctx.signal });
+  const details = await mapLimit(reps.items, IN_FLIGHT, (r) =>
+    ctx.entity.representation(assetRef, r.type, r.index, ctx.signal),
+  );
+  const all: ContentObjectRef[] = details.flatMap((rep, i) =>
+    rep.contentObjects.map((co) => ({
+      ref: co.ref,
+      ...(co.title ? { title: co.title } : {}),
+      representation: rep.type || (reps.items[i]?.type ?? ""),
+    })),
+  );
+  return { objects: all.slice(0, max), total: all.length };
+}
+
+export interface BitstreamFacts {
+  index: number;
+  filename: string;
+  size: number;
+  fixities: Fixity[];
+  uri: string;
+}
+
+export interface GenerationFacts {
+  generation: number;
+  /** Generations the content object has in all. */
+  generations: number;
+  formats: FileFormat[];
+  bitstreams: BitstreamFacts[];
+  /** Bitstreams left out beyond the cap. */
+  moreBitstreams: number;
+}
+
+/** The generation to use: `wanted` when given (checked to exist), else the newest active one. */
+export async function pickGeneration(
+  ctx: ToolContext,
+  coRef: string,
+  wanted?: number,
+): Promise<{ index: number; count: number }> {
+  const gens = await ctx.entity.generations(coRef, { max: 100, signal: ctx.signal });
+  if (gens.items.length === 0) {
+    throw new UserInputError(`Content object ${coRef} has no generations, so no file to show.`);
+  }
+  if (wanted !== undefined) {
+    if (!gens.items.some((g) => g.index === wanted)) {
+      throw new UserInputError(
+        `Content object ${coRef} has no generation ${wanted}; it has ${gens.items.map((g) => g.index).join(", ")}.`,
+      );
+    }
+    return { index: wanted, count: gens.total };
+  }
+  const active = gens.items.filter((g) => g.active);
+  const chosen = (active.length ? active : gens.items).reduce((a, b) => (b.index > a.index ? b : a));
+  return { index: chosen.index, count: gens.total };
+}
+
+/** Formats and files of one generation, each file with its size and fixities (at most `maxBitstreams`). */
+export async function generationFacts(
+  ctx: ToolContext,
+  coRef: string,
+  gen: { index: number; count: number },
+  maxBitstreams: number,
+): Promise<GenerationFacts> {
+  const g = await ctx.entity.generation(coRef, gen.index, ctx.signal);
+  const listed = g.bitstreams.slice(0, maxBitstreams);
+  const bitstreams = await mapLimit(listed, IN_FLIGHT, async (b) => {
+    const facts = await ctx.entity.bitstream(coRef, gen.index, b.index, ctx.signal);
+    return {
+      index: b.index,
+      filename: facts.filename || b.filename,
+      size: facts.size,
+      fixities: facts.fixities,
+      uri: bitstreamUri(coRef, gen.index, b.index),
+    };
+  });
+  return {
+    generation: gen.index,
+    generations: gen.count,
+    formats: g.formats.map((f) => ({
+      ...(f.puid ? { puid: f.puid } : {}),
+      ...(f.name ? { name: f.name } : {}),
+      ...(f.version ? { version: f.version } : {}),
+    })),
+    bitstreams,
+    moreBitstreams: g.bitstreams.length - listed.length,
+  };
+}
+
+/** "Plain Text File (x-fmt/111)". */
+export function formatLabel(formats: FileFormat[]): string {
+  const f = formats[0];
+  if (!f) return "format not identified";
+  const name = [f.name, f.version].filter(Boolean).join(" ");
+  return f.puid ? `${name || "format"} (${f.puid})` : name || "format not identified";
+}

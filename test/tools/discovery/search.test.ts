@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { assetNode, DEMO, descendantsOf, entity, readerSees } from "./demo-facts.js";
+
+interface Hit {
+  ref: string;
+  type: string;
+  title: string;
+  parentRef?: string;
+  fields?: Record<string, string | string[]>;
+}
+interface Answer {
+  hits: Hit[];
+  total: number;
+  hasMore: boolean;
+  nextCursor?: string;
+  facets?: { field: string; values: { value: string; count: number }[]; more?: number }[];
+}
+
+function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
+  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+}
+
+/** Every hit of a search, following cursors; checks the total is the same on every page. */
+async function everyHit(
+  mcp: McpHarness,
+  args: Record<string, unknown>,
+): Promise<{ hits: Hit[]; total: number }> {
+  const hits: Hit[] = [];
+  let cursor: string | undefined;
+  let total: number | undefined;
+  for (let pages = 0; pages < 50; pages++) {
+    const a = await mcp.call<Answer>("search", { ...args, ...(cursor ? { cursor } : {}) });
+    total ??= a.total;
+    expect(a.total).toBe(total);
+    hits.push(...a.hits);
+    expect(a.hasMore).toBe(a.nextCursor !== undefined);
+    if (!a.nextCursor) break;
+    cursor = a.nextCursor;
+  }
+  return { hits, total: total ?? 0 };
+}
+
+const foldersAndAssets = DEMO.entities.filter((e) => e.type !== "CO");
+
+describe("search", () => {
+  let mcp: McpHarness;
+  let reader: McpHarness;
+  beforeAll(async () => {
+    mcp = await startMcp({ user: "manager" });
+    reader = await startMcp({ user: "reader", repo: mcp.repo });
+  });
+  afterAll(async () => {
+    await reader.close();
+    await mcp.close();
+  });
+
+  it("pages through every asset with a cursor, totals stable, each asset once, in our terms", async () => {
+    const { hits, total } = await everyHit(mcp, { type: "asset", limit: 40 });
+    expect(total).toBe(DEMO.counts.byType.IO);
+    expect(hits).toHaveLength(total);
+    expect(new Set(hits.map((h) => h.ref)).size).toBe(total);
+    for (const h of hits) {
+      const e = entity(h.ref);
+      expect([h.type, h.title, h.parentRef]).toEqual(["asset", e.title, e.parentRef]);
+    }
+  });
+
+  it("lists folders and assets (not content objects) by default, 20 a page, and reports more", async () => {
+    const a = await mcp.call<Answer>("search", {});
+    expect(a.total).toBe(foldersAndAssets.length);
+    expect(a.hits).toHaveLength(20);
+    expect(a.hasMore).toBe(true);
+    const last = await mcp.call<Answer>("search", { type: "content_object", limit: 100 });
+    expect(last.total).toBe(DEMO.counts.byType.CO);
+    expect(last.hits.every((h) => h.type === "content_object")).toBe(true);
+  });
+
+  it("finds words in titles, with facet counts that add up to the total", async () => {
+    const title = entity(DEMO.refs.harbourMasterJournal1852).title;
+    const a = await mcp.call<Answer>("search", { query: title, facets: ["xip.document_type"] });
+    expect(a.hits.map((h) => h.ref)).toContain(DEMO.refs.harbourMasterJournal1852);
+    const facet = a.facets?.find((f) => f.field === "xip.document_type");
+    expect(facet?.values.reduce((n, v) => n + v.count, 0)).toBe(a.total);
+  });
+
+  it("never shows a reader closed or staff material, even when searching for its exact title", async () => {
+    const closed = entity(DEMO.refs.closedAsset);
+    const own = await mcp.call<Answer>("search", { query: `"${closed.title}"` });
+    expect(own.hits.map((h) => h.ref)).toContain(closed.ref);
+    const theirs = await reader.call<Answer>("search", { query: `"${closed.title}"` });
+    expect(theirs.hits.map((h) => h.ref)).not.toContain(closed.ref);
+    const all = await everyHit(reader, { limit: 100 });
+    expect(all.total).toBe(foldersAndAssets.filter(readerSees).length);
+    expect(all.hits.every((h) => readerSees(entity(h.ref)))).toBe(true);
+  });
+
+  it("searches within a folder's whole subtree", async () => {
+    const folder = DEMO.refs.councilMinutesSeries;
+    const expected = descendantsOf(folder)
+      .map((e) => e.ref)
+      .sort();
+    const { hits, total } = await everyHit(mcp, { within: folder, limit: 100 });
+    expect(total).toBe(expected.length);
+    expect(hits.map((h) => h.ref).sort()).toEqual(expected);
+  });
+
+  it("filters by security tag and by created dates (whole days inclusive)", async () => {
+    const closed = await mcp.call<Answer>("search", { securityTag: "closed", limit: 1 });
+    expect(closed.total).toBe(foldersAndAssets.filter((e) => e.securityTag === "closed").length);
+
+    const day = entity(DEMO.refs.byeLaw1858).created.slice(0, 10);
+    const sameDay = foldersAndAssets.filter((e) => e.created.startsWith(day));
+    const { hits } = await everyHit(mcp, { createdFrom: day, createdTo: day, limit: 100 });
+    expect(hits.map((h) => h.ref).sort()).toEqual(sameDay.map((e) => e.ref).sort());
+
+    const year = day.slice(0, 4);
+    const before = await mcp.call<Answer>("search", { createdTo: `${Number(year) - 1}`, limit: 1 });
+    expect(before.total).toBe(foldersAndAssets.filter((e) => e.created < year).length);
+  });
+
+  it("filters by indexed fields, with exclude, and returns requested fields per hit", async () => {
+    const node = assetNode("byeLaw1858");
+    const subject = node.subjects[0] as string;
+    const a = await mcp.call<Answer>("search", {
+      type: "asset",
+      fields: [{ field: "oai_dc.subject", values: [subject] }],
+      metadata: ["oai_dc.subject", "oai_dc.date"],
+      limit: 100,
+    });
+    const hit = a.hits.find((h) => h.ref === DEMO.refs.byeLaw1858);
+    expect(hit?.fields?.["oai_dc.date"]).toEqual([node.date]);
+    expect(hit?.fields?.["oai_dc.subject"]).toEqual(node.subjects);
+    for (const h of a.hits) expect(h.fields?.["oai_dc.subject"]).toContain(subject);
+
+    const without = await mcp.call<Answer>("search", {
+      type: "asset",
+      fields: [{ field: "oai_dc.subject", values: [subject], exclude: true }],
+      limit: 1,
+    });
+    expect(without.total + a.total).toBe(DEMO.counts.byType.IO);
+  });
+
+  it("explains a field name that does not exist, with the near one", async () => {
+    const res = await mcp.raw("search", { fields: [{ field: "oai_dc.subjects", values: ["x"] }] });
+    expect(res.isError).toBe(true);
+    expect(text(res)).toMatch(
+      /"oai_dc\.subjects" \(in fields\) is not an indexed field\. Did you mean oai_dc\.subject\?/,
+    );
+    const facet = await mcp.raw("search", { facets: ["subject"] });
+    expect(text(facet)).toMatch(/not an indexed field.*oai_dc\.subject/);
+  });
+
+  it("refuses a cursor from another question and a garbled one", async () => {
+    const first = await mcp.call<Answer>("search", { type: "asset", limit: 5 });
+    const other = await mcp.raw("search", { type: "folder", cursor: first.nextCursor });
+    expect(other.isError).toBe(true);
+    expect(text(other)).toMatch(/different question/);
+    const garbled = await mcp.raw("search", { cursor: "not-a-cursor" });
+    expect(text(garbled)).toMatch(/not one this tool returned/);
+    // The page size may change between pages: the cursor stays valid.
+    const second = await mcp.call<Answer>("search", { type: "asset", limit: 7, cursor: first.nextCursor });
+    expect(second.hits[0]?.ref).not.toBe(first.hits[0]?.ref);
+  });
+
+  it("says what is wrong with a bad ref, a wrong kind of ref, and bad dates", async () => {
+    const bad = await mcp.raw("search", { within: "Council Minutes" });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toMatch(/"Council Minutes" is not a ref; refs are UUIDs.*`search` or `browse`/);
+    const asset = await mcp.raw("search", { within: DEMO.refs.pdfAsset });
+    expect(text(asset)).toMatch(/is an asset \(".+"\), not a folder\. `within` takes a folder/);
+    const date = await mcp.raw("search", { createdFrom: "last tuesday" });
+    expect(text(date)).toMatch(/createdFrom "last tuesday" is not a date; use a date like 2025/);
+    const upside = await mcp.raw("search", { createdFrom: "2025", createdTo: "2024" });
+    expect(text(upside)).toMatch(/createdFrom is after createdTo/);
+  });
+
+  it("answers nothing found in words that suggest what to try", async () => {
+    const res = await mcp.raw("search", { query: "zzqqxx" });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ hits: [], total: 0, hasMore: false });
+    expect(text(res)).toMatch(/^No matches for "zzqqxx"\. Try/);
+  });
+
+  it("keeps a default answer compact", async () => {
+    const res = await mcp.raw("search", { query: "harbour", facets: ["oai_dc.subject"] });
+    expect(text(res).length).toBeLessThan(6000);
+    expect(text(res)).toMatch(/Showing 1–20 of \d+; for more, call again with cursor "/);
+  });
+});
