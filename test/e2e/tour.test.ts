@@ -1,0 +1,26 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { childEnv, spawnCli, tempDataDir } from "./helpers.js";
+
+/** `preservation-mcp tour` as a newcomer runs it: no account, no configuration, a fresh data directory. */
+describe("preservation-mcp tour", () => {
+  const data = tempDataDir();
+  afterAll(() => data.cleanup());
+
+  it("talks to the embedded demo repository, prints each call and its answer, and exits 0", async () => {
+    const cli = spawnCli(["tour"], childEnv({ PRESERVATION_DATA_DIR: data.dir }));
+    cli.child.stdin?.end();
+    const code = await cli.exited;
+    const out = cli.stdout();
+    expect(code, cli.stderr()).toBe(0);
+    expect(out).toContain(`embedded demo repository (data in ${data.dir})`);
+    expect(out).toMatch(/→ whoami \{\}\n {4}\S.*\(curator\)/);
+    // Every call line is followed by its answer, and nothing failed.
+    const calls = out.match(/^ {2}→ .*$/gm) ?? [];
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    expect(out).not.toContain("✗");
+    expect(out).toMatch(/That is the tour\./);
+    // The server's own log stays out of the narration (and at warn level, off stderr too).
+    expect(out).not.toMatch(/"level":/);
+    expect(cli.stderr()).toBe("");
+  });
+});
