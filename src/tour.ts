@@ -62,7 +62,10 @@ const SCRIPT: Step[] = [
   },
   {
     say: "Look at the asset the search found: what it is, where it sits, what files it has.",
-    tool: { name: "get_entity", args: (s) => (s.assetRef ? { ref: s.assetRef } : undefined) },
+    tool: {
+      name: "get_entity",
+      args: (s) => (s.assetRef ? { ref: s.assetRef, include: ["metadata", "files"] } : undefined),
+    },
   },
   {
     say: "Read its descriptive metadata.",
@@ -78,15 +81,16 @@ const SCRIPT: Step[] = [
   },
 ];
 
-/** Wraps a long line at spaces (a line without spaces is cut), for a terminal's width. */
+/** Wraps a long line at spaces, continuing under its own indent (a line without spaces is cut). */
 function wrap(line: string): string[] {
+  const lead = `${line.match(/^\s*/)?.[0] ?? ""}  `;
   const out: string[] = [];
   let rest = line;
   while (rest.length > MAX_LINE_CHARS) {
     const at = rest.lastIndexOf(" ", MAX_LINE_CHARS);
-    if (at <= 0) return [...out, `${rest.slice(0, MAX_LINE_CHARS - 1)}…`];
+    if (at <= lead.length) return [...out, `${rest.slice(0, MAX_LINE_CHARS - 1)}…`];
     out.push(rest.slice(0, at));
-    rest = `  ${rest.slice(at + 1)}`;
+    rest = `${lead}${rest.slice(at + 1)}`;
   }
   return [...out, rest];
 }
