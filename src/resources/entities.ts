@@ -1,5 +1,6 @@
 import { ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import type { Entity, EntityApi, EntitySummary, EntityType } from "../api/entity.js";
+import { KIND_OF, spoken, withArticle } from "../tools/support/kinds.js";
 import { completeRefs } from "./complete.js";
 import { asResourceError, isNotFound, requireRef } from "./errors.js";
 import type { ResourceRegistrar } from "./types.js";
@@ -26,12 +27,10 @@ const MAX_REPRESENTATIONS = 10;
 const MAX_GENERATIONS = 10;
 const MAX_BITSTREAMS = 20;
 
-const KIND: Record<EntityType, string> = { SO: "folder", IO: "asset", CO: "content object" };
-const A_KIND: Record<EntityType, string> = { SO: "a folder", IO: "an asset", CO: "a content object" };
-
 /** A child or link as the resources show it: what it is, its title, and where to read it. */
+// `kind` uses the tools' words (folder, asset, content_object), so resources and tool answers agree.
 function item(s: EntitySummary) {
-  return { kind: KIND[s.type], title: s.title, uri: entityUri(s.type, s.ref) };
+  return { kind: KIND_OF[s.type], title: s.title, uri: entityUri(s.type, s.ref) };
 }
 
 function fragments(e: Entity) {
@@ -47,7 +46,7 @@ function base(e: Entity, uri: string) {
   return {
     uri,
     ref: e.ref,
-    kind: KIND[e.type],
+    kind: KIND_OF[e.type],
     title: e.title,
     ...(e.description ? { description: e.description } : {}),
     ...(e.customType ? { customType: e.customType } : {}),
@@ -74,12 +73,12 @@ async function getAs(entity: EntityApi, type: EntityType, ref: string, uri: stri
     if (other) {
       throw new ResourceNotFoundError(
         uri,
-        `${ref} is ${A_KIND[other.type]}, not ${A_KIND[type]}: read ${entityUri(other.type, ref)}`,
+        `${ref} is ${withArticle(other.type)}, not ${withArticle(type)}: read ${entityUri(other.type, ref)}`,
       );
     }
     throw new ResourceNotFoundError(
       uri,
-      `No ${KIND[type]} ${ref} (or it is not visible to you); find one with the \`search\` or \`browse\` tools`,
+      `No ${spoken(type)} ${ref} (or it is not visible to you); find one with the \`search\` or \`browse\` tools`,
     );
   }
 }
