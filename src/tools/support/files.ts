@@ -36,7 +36,12 @@ export async function contentObjectsOf(
       representation: rep.type || (reps.items[i]?.type ?? ""),
     })),
   );
-  return { objects: all.slice(0, max), total: all.length };
+  // Preservation copies first: they are the originals people mean by "the file".
+  const ordered = [
+    ...all.filter((o) => o.representation.toLowerCase() === "preservation"),
+    ...all.filter((o) => o.representation.toLowerCase() !== "preservation"),
+  ];
+  return { objects: ordered.slice(0, max), total: ordered.length };
 }
 
 export interface BitstreamFacts {

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addIdentifier, insertEntity } from "../../../repository/store/entities.js";
+import { bitstreamUri } from "../../../src/resources/uris.js";
+import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
+
+interface Answer {
+  entity: {
+    ref: string;
+    type: string;
+    title: string;
+    description?: string;
+    securityTag: string;
+    parentRef?: string;
+    uri: string;
+  };
+  metadata?: { mref: string; schema: string; schemaName: string }[];
+  identifiers?: { type: string; value: string }[];
+  links?: { relation: string; direction: string; ref: string; type: string; title: string }[];
+  files?: {
+    contentObject: string;
+    representation?: string;
+    generation: number;
+    formats: { puid?: string; name?: string }[];
+    bitstreams: {
+      index: number;
+      filename: string;
+      size: number;
+      fixities: { algorithm: string; value: string }[];
+      uri: string;
+    }[];
+  }[];
+  events?: { date: string; type: string; action: string; user: string; eventRef: string }[];
+  omitted?: Record<string, number>;
+}
+
+function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
+  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+}
+
+describe("get_entity", () => {
+  let mcp: McpHarness;
+  let reader: McpHarness;
+  beforeAll(async () => {
+    mcp = await startMcp({ user: "manager" });
+    reader = await startMcp({ user: "reader", repo: mcp.repo });
+  });
+  afterAll(async () => {
+    await reader.close();
+    await mcp.close();
+  });
+
+  it("describes an asset with its fragment list by default, and nothing it was not asked for", async () => {
+    const ref = DEMO.refs.byeLaw1858;
+    const e = entity(ref);
+    const a = await mcp.call<Answer>("get_entity", { ref });
+    expect(a.entity).toMatchObject({
+      ref,
+      type: "asset",
+      title: e.title,
+      securityTag: e.securityTag,
+      parentRef: e.parentRef,
+      uri: `preservation://asset/${ref}`,
+    });
+    expect(a.entity.description).toBe(assetNode("byeLaw1858").description);
+    expect(a.metadata?.map((m) => m.schemaName)).toEqual(["oai_dc"]);
+    expect(a.identifiers).toBeUndefined();
+    expect(a.files).toBeUndefined();
+    expect(a.omitted).toBeUndefined();
+  });
+
+  it("detects folders and content objects without a type, and names their parent", async () => {
+    const folder = await mcp.call<Answer>("get_entity", { ref: DEMO.refs.photographs });
+    expect(folder.entity).toMatchObject({ type: "folder", title: entity(DEMO.refs.photographs).title });
+    const co = DEMO.entities.find((e) => e.type === "CO" && e.parentRef === DEMO.refs.textAsset);
+    const a = await mcp.call<Answer>("get_entity", { ref: co?.ref, type: "content_object" });
+    expect(a.entity).toMatchObject({ type: "content_object", parentRef: DEMO.refs.textAsset });
+    expect(text(await mcp.raw("get_entity", { ref: co?.ref }))).toMatch(`in asset ${DEMO.refs.textAsset}`);
+  });
+
+  it("lists files with formats, sizes and fixities that match the seed's bytes", async () => {
+    const a = await mcp.call<Answer>("get_entity", { ref: DEMO.refs.textAsset, include: ["files"] });
+    const seed = seedFile("harbourMasterJournal1852");
+    const file = a.files?.[0];
+    expect(file?.representation).toBe("Preservation");
+    expect(file?.formats[0]?.puid).toBe("x-fmt/111");
+    const b = file?.bitstreams[0];
+    expect(b).toMatchObject({ index: 1, filename: seed.filename, size: seed.bytes.length });
+    expect(b?.fixities.find((f) => f.algorithm === "SHA256")?.value.toLowerCase()).toBe(seed.sha256);
+    expect(b?.uri).toBe(bitstreamUri(file?.contentObject as string, file?.generation as number, 1));
+    // Preservation and access copies both appear for an asset that has both.
+    const map = await mcp.call<Answer>("get_entity", { ref: DEMO.refs.mapNorthQuay1850, include: ["files"] });
+    expect(map.files?.map((f) => [f.representation, f.bitstreams[0]?.filename])).toEqual([
+      ["Preservation", seedFile("mapNorthQuay1850").filename],
+      ["Access", seedFile("mapNorthQuay1850", "Access").filename],
+    ]);
+  });
+
+  it("says a folder holds no files rather than failing", async () => {
+    const res = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, include: ["files"] });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).not.toHaveProperty("files");
+    expect(text(res)).toMatch(/Files: folders hold none; `browse` lists its assets\./);
+  });
+
+  it("gives identifiers and links in both directions", async () => {
+    const node = assetNode("historyOfHarbourTown");
+    const ids = await mcp.call<Answer>("get_entity", {
+      ref: DEMO.refs.historyOfHarbourTown,
+      include: ["identifiers"],
+    });
+    expect(ids.identifiers).toEqual([
+      { type: "code", value: node.code },
+      ...(node.identifiers ?? []).map(([type, value]) => ({ type, value })),
+    ]);
+    const newer = await mcp.call<Answer>("get_entity", {
+      ref: DEMO.refs.mapNorthQuay1856,
+      include: ["links"],
+    });
+    expect(newer.links).toContainEqual({
+      relation: "isVersionOf",
+      direction: "From",
+      ref: DEMO.refs.mapNorthQuay1850,
+      type: "asset",
+      title: entity(DEMO.refs.mapNorthQuay1850).title,
+    });
+    const older = await mcp.call<Answer>("get_entity", {
+      ref: DEMO.refs.mapNorthQuay1850,
+      include: ["links"],
+    });
+    expect(older.links).toContainEqual(
+      expect.objectContaining({ relation: "isVersionOf", direction: "To", ref: DEMO.refs.mapNorthQuay1856 }),
+    );
+  });
+
+  it("gives the recent events newest first", async () => {
+    const a = await mcp.call<Answer>("get_entity", { ref: DEMO.refs.mapNorthQuay1856, include: ["events"] });
+    const events = a.events ?? [];
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    const dates = events.map((e) => e.date);
+    expect([...dates].sort().reverse()).toEqual(dates);
+    expect(events[0]?.action).toBe("AddLink");
+    expect(events.at(-1)).toMatchObject({ type: "Ingest", action: "command_create" });
+  });
+
+  it("caps long lists and says how many were left out", async () => {
+    const db = mcp.repo.svc.db;
+    const asset = insertEntity(db, {
+      type: "IO",
+      title: "Fixture with many identifiers",
+      securityTag: "open",
+      parentRef: nodeOf("photographs").ref,
+    });
+    for (let i = 1; i <= 25; i++) addIdentifier(db, asset.ref, "fixture", `F-${i}`);
+    const res = await mcp.raw("get_entity", { ref: asset.ref, include: ["identifiers"] });
+    const a = res.structuredContent as unknown as Answer;
+    expect(a.identifiers).toHaveLength(20);
+    expect(a.omitted).toEqual({ identifiers: 5 });
+    expect(text(res)).toMatch(/… and 5 more/);
+  });
+
+  it("tells a reader they may not see closed material, and explains refs that do not fit", async () => {
+    const closed = await reader.raw("get_entity", { ref: DEMO.refs.closedAsset });
+    expect(closed.isError).toBe(true);
+    expect(text(closed)).toMatch(/^You do not have permission for this/);
+    expect(text(closed)).not.toMatch(entity(DEMO.refs.closedAsset).title);
+    const staff = await reader.raw("get_entity", { ref: DEMO.refs.staffAsset });
+    expect(text(staff)).toMatch(/permission/);
+
+    const wrongType = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, type: "asset" });
+    expect(text(wrongType)).toMatch(/is a folder \("Photographs"\), not an asset\./);
+    const missing = await mcp.raw("get_entity", { ref: "11111111-2222-4333-8444-555555555555" });
+    expect(text(missing)).toMatch(/^Nothing with ref 11111111-2222-4333-8444-555555555555 exists/);
+    const malformed = await mcp.raw("get_entity", { ref: "Photographs" });
+    expect(text(malformed)).toMatch(/"Photographs" is not a ref/);
+    const include = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, include: ["everything"] });
+    expect(include.isError).toBe(true);
+  });
+
+  it("stays compact with everything included", async () => {
+    const res = await mcp.raw("get_entity", {
+      ref: DEMO.refs.interviewDoyle,
+      include: ["identifiers", "metadata", "files", "links", "events"],
+    });
+    expect(res.isError).toBeFalsy();
+    expect(text(res).length).toBeLessThan(4000);
+    expect(JSON.stringify(res.structuredContent).length).toBeLessThan(6000);
+  });
+});

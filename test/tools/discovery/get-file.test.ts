@@ -1,0 +1,233 @@
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  addBitstream,
+  addGeneration,
+  addRepresentation,
+  insertEntity,
+} from "../../../repository/store/entities.js";
+import { bitstreamUri } from "../../../src/resources/uris.js";
+import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
+
+interface Answer {
+  contentObject: string;
+  asset?: string;
+  representation?: string;
+  generation: number;
+  bitstream: number;
+  filename: string;
+  size: number;
+  formats: { puid?: string; name?: string; version?: string }[];
+  fixities: { algorithm: string; value: string }[];
+  mimeType?: string;
+  uri: string;
+  text?: string;
+  offset?: number;
+  truncated?: boolean;
+  nextOffset?: number;
+  otherFiles?: number;
+}
+type Raw = Awaited<ReturnType<McpHarness["raw"]>>;
+
+function text(res: Raw): string {
+  return (res.content as { type: string; text?: string }[])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("\n");
+}
+function links(res: Raw) {
+  return (res.content as { type: string; uri?: string; mimeType?: string; name?: string }[]).filter(
+    (c) => c.type === "resource_link",
+  );
+}
+
+/** A text file of multi-byte characters (2, 3 and 4 bytes in UTF-8), so byte slices fall mid-character. */
+const UNICODE = Buffer.from("Ærø café — naïve “quotes” 🚢 harbour\n".repeat(40), "utf8");
+
+describe("get_file", () => {
+  let mcp: McpHarness;
+  let reader: McpHarness;
+  let fixture: { asset: string; co: string };
+  beforeAll(async () => {
+    mcp = await startMcp({ user: "manager" });
+    reader = await startMcp({ user: "reader", repo: mcp.repo });
+    const { db, content } = mcp.repo.svc;
+    const asset = insertEntity(db, {
+      type: "IO",
+      title: "Fixture: log book in two generations",
+      securityTag: "open",
+      parentRef: nodeOf("photographs").ref,
+    });
+    const co = insertEntity(db, { type: "CO", title: "log.txt", securityTag: "open", parentRef: asset.ref });
+    const g1 = addGeneration(db, co.ref, {
+      original: true,
+      active: false,
+      formatPuid: "x-fmt/111",
+      formatName: "Plain Text File",
+    });
+    addBitstream(db, g1, {
+      filename: "log-v1.txt",
+      mimeType: "text/plain",
+      blob: content.put(Buffer.from("first version\n")),
+    });
+    const g2 = addGeneration(db, co.ref, {
+      original: false,
+      active: true,
+      formatPuid: "x-fmt/111",
+      formatName: "Plain Text File",
+    });
+    addBitstream(db, g2, {
+      filename: "log.txt",
+      mimeType: "text/plain; charset=utf-8",
+      blob: content.put(UNICODE),
+    });
+    addBitstream(db, g2, {
+      filename: "not-really-text.txt",
+      mimeType: "text/plain",
+      blob: content.put(Buffer.from([0x00, 0x01, 0x02, 0xff, 0x00, 0x10, 0x20, 0x00])),
+    });
+    addRepresentation(db, asset.ref, "Preservation", "Preservation", [co.ref]);
+    fixture = { asset: asset.ref, co: co.ref };
+  });
+  afterAll(async () => {
+    await reader.close();
+    await mcp.close();
+  });
+
+  it("returns a small text file's text, byte-exact against the seed, with its facts", async () => {
+    const seed = seedFile("harbourMasterJournal1852");
+    const res = await mcp.raw("get_file", { ref: DEMO.refs.textAsset });
+    const a = res.structuredContent as unknown as Answer;
+    expect(Buffer.from(a.text ?? "", "utf8").equals(seed.bytes)).toBe(true);
+    expect(a).toMatchObject({
+      asset: DEMO.refs.textAsset,
+      representation: "Preservation",
+      generation: 1,
+      bitstream: 1,
+      filename: seed.filename,
+      size: seed.bytes.length,
+      offset: 0,
+      truncated: false,
+    });
+    expect(a.fixities.find((f) => f.algorithm === "SHA256")?.value.toLowerCase()).toBe(seed.sha256);
+    expect(a.formats[0]?.puid).toBe("x-fmt/111");
+    expect(a.mimeType).toBe("text/plain");
+    expect(a.uri).toBe(bitstreamUri(a.contentObject, 1, 1));
+    expect(text(res)).toContain(seed.bytes.toString("utf8"));
+    expect(links(res)).toEqual([]);
+  });
+
+  it("gives a binary file as a resource link, without its bytes", async () => {
+    const seed = seedFile("photoNorthQuay1890");
+    const res = await mcp.raw("get_file", { ref: DEMO.refs.pngAsset });
+    const a = res.structuredContent as unknown as Answer;
+    expect(a.text).toBeUndefined();
+    expect(a).toMatchObject({ filename: seed.filename, size: seed.bytes.length, mimeType: "image/png" });
+    expect(links(res)).toEqual([
+      expect.objectContaining({
+        uri: bitstreamUri(a.contentObject, 1, 1),
+        name: seed.filename,
+        mimeType: "image/png",
+      }),
+    ]);
+    expect(text(res)).toMatch(
+      /Not text, so not shown inline\. Read the bytes as the resource preservation:\/\/bitstream\//,
+    );
+    expect(text(res).length).toBeLessThan(1500);
+  });
+
+  it("chooses the access copy when asked, and a content object directly", async () => {
+    const seed = seedFile("mapNorthQuay1850", "Access");
+    const access = await mcp.call<Answer>("get_file", {
+      ref: DEMO.refs.mapNorthQuay1850,
+      representation: "Access",
+    });
+    expect(access).toMatchObject({
+      representation: "Access",
+      filename: seed.filename,
+      size: seed.bytes.length,
+    });
+    const direct = await mcp.call<Answer>("get_file", { ref: access.contentObject });
+    expect(direct.filename).toBe(seed.filename);
+    expect(direct.asset).toBeUndefined();
+    const none = await mcp.raw("get_file", { ref: DEMO.refs.textAsset, representation: "Access" });
+    expect(text(none)).toMatch(/has no Access copy; it has: Preservation\./);
+  });
+
+  it("says how many other files the copy has", async () => {
+    const a = await mcp.call<Answer>("get_file", { ref: DEMO.refs.byeLaw1858 });
+    expect(a.otherFiles).toBe(1);
+    expect(a.filename).toBe(seedFile("byeLaw1858").filename);
+  });
+
+  it("pages a text file by bytes without splitting characters; the pieces join to the file", async () => {
+    const seed = seedFile("rateBook1861North");
+    const pieces: string[] = [];
+    let offset = 0;
+    for (let i = 0; i < 20; i++) {
+      const res = await mcp.raw("get_file", { ref: DEMO.refs.csvAsset, maxBytes: 256, offset });
+      const a = res.structuredContent as unknown as Answer;
+      expect(a.offset).toBe(offset);
+      pieces.push(a.text ?? "");
+      if (a.nextOffset === undefined) {
+        expect(a.truncated).toBe(false);
+        break;
+      }
+      expect(a.truncated).toBe(true);
+      expect(text(res)).toMatch(`call again with offset ${a.nextOffset}`);
+      expect(links(res)).toHaveLength(1);
+      offset = a.nextOffset;
+    }
+    expect(Buffer.from(pieces.join(""), "utf8").equals(seed.bytes)).toBe(true);
+
+    const uni: string[] = [];
+    offset = 0;
+    for (let i = 0; i < 40; i++) {
+      const a = await mcp.call<Answer>("get_file", { ref: fixture.asset, maxBytes: 256, offset });
+      expect(a.text).not.toContain("\uFFFD");
+      uni.push(a.text ?? "");
+      if (a.nextOffset === undefined) break;
+      offset = a.nextOffset;
+    }
+    expect(uni.length).toBeGreaterThan(2);
+    expect(uni.join("")).toBe(UNICODE.toString("utf8"));
+    // An offset in the middle of a character starts at the next whole one.
+    const mid = await mcp.call<Answer>("get_file", { ref: fixture.asset, offset: 1 });
+    expect(mid.offset).toBe(2);
+    expect(mid.text).toBe(UNICODE.subarray(2).toString("utf8"));
+  });
+
+  it("uses the active generation by default, an older one on request, and another file by number", async () => {
+    const latest = await mcp.call<Answer>("get_file", { ref: fixture.co });
+    expect(latest).toMatchObject({ generation: 2, filename: "log.txt", size: UNICODE.length });
+    expect(latest.fixities.find((f) => f.algorithm === "SHA256")?.value).toBe(
+      createHash("sha256").update(UNICODE).digest("hex"),
+    );
+    const first = await mcp.call<Answer>("get_file", { ref: fixture.co, generation: 1 });
+    expect(first).toMatchObject({ generation: 1, filename: "log-v1.txt", text: "first version\n" });
+    const binary = await mcp.raw("get_file", { ref: fixture.co, bitstream: 2 });
+    expect((binary.structuredContent as unknown as Answer).text).toBeUndefined();
+    expect(text(binary)).toMatch(/does not decode as text/);
+    expect(links(binary)).toHaveLength(1);
+
+    const noGen = await mcp.raw("get_file", { ref: fixture.co, generation: 7 });
+    expect(text(noGen)).toBe(`Content object ${fixture.co} has no generation 7; it has 1, 2.`);
+    const noFile = await mcp.raw("get_file", { ref: fixture.co, bitstream: 3 });
+    expect(text(noFile)).toMatch(/has no file 3; it has 2 \(1: log\.txt, 2: not-really-text\.txt\)/);
+    const past = await mcp.raw("get_file", { ref: fixture.co, offset: UNICODE.length });
+    expect(text(past)).toMatch(/is past the end of log\.txt/);
+  });
+
+  it("answers a folder ref with what to do instead, and refuses a reader closed files", async () => {
+    const folder = await mcp.raw("get_file", { ref: DEMO.refs.photographs });
+    expect(folder.isError).toBe(true);
+    expect(text(folder)).toBe(
+      `${DEMO.refs.photographs} is a folder ("${entity(DEMO.refs.photographs).title}"), not an asset or content object. Folders hold no files: list its assets with \`browse\`, then pass an asset ref.`,
+    );
+    const closed = await reader.raw("get_file", { ref: DEMO.refs.closedAsset });
+    expect(text(closed)).toMatch(/^You do not have permission/);
+    const big = await mcp.raw("get_file", { ref: DEMO.refs.textAsset, maxBytes: 1_000_000 });
+    expect(big.isError).toBe(true);
+  });
+});

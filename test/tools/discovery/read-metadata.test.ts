@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ACCESSION_SCHEMA, OAI_DC_SCHEMA } from "../../../repository/seed/metadata.js";
+import { addFragment } from "../../../repository/store/entities.js";
+import { metadataUri } from "../../../src/resources/uris.js";
+import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { assetNode, DEMO, entity, NODES } from "./demo-facts.js";
+
+interface Answer {
+  ref: string;
+  mref: string;
+  schema: string;
+  schemaName: string;
+  fields?: { name: string; value: string }[];
+  xml?: string;
+  truncated: boolean;
+  size: number;
+  uri: string;
+}
+
+function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
+  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+}
+
+const values = (a: Answer, name: string) =>
+  (a.fields ?? []).filter((f) => f.name === name).map((f) => f.value);
+
+describe("read_metadata", () => {
+  let mcp: McpHarness;
+  let reader: McpHarness;
+  beforeAll(async () => {
+    mcp = await startMcp({ user: "manager" });
+    reader = await startMcp({ user: "reader", repo: mcp.repo });
+  });
+  afterAll(async () => {
+    await reader.close();
+    await mcp.close();
+  });
+
+  it("reads an entity's only fragment as Dublin Core fields, repeated elements in order", async () => {
+    const node = assetNode("byeLaw1858");
+    const a = await mcp.call<Answer>("read_metadata", { ref: DEMO.refs.byeLaw1858 });
+    expect(a).toMatchObject({ schema: OAI_DC_SCHEMA, schemaName: "oai_dc", truncated: false });
+    expect(a.uri).toBe(metadataUri(DEMO.refs.byeLaw1858, a.mref));
+    expect(values(a, "title")).toEqual([node.title]);
+    expect(values(a, "creator")).toEqual([node.creator]);
+    expect(values(a, "subject")).toEqual(node.subjects);
+    expect(values(a, "date")).toEqual([node.date]);
+    expect(values(a, "identifier")[0]).toBe(node.code);
+    // Local names, no namespace prefixes, no empty values.
+    for (const f of a.fields ?? []) {
+      expect(f.name).not.toContain(":");
+      expect(f.value).not.toBe("");
+    }
+  });
+
+  it("gives the same document verbatim as XML", async () => {
+    const fields = await mcp.call<Answer>("read_metadata", { ref: DEMO.refs.byeLaw1858 });
+    const xml = await mcp.call<Answer>("read_metadata", { ref: DEMO.refs.byeLaw1858, format: "xml" });
+    expect(xml.fields).toBeUndefined();
+    expect(xml.xml).toMatch(/^<oai_dc:dc /);
+    expect(xml.size).toBe(xml.xml?.length);
+    const title = assetNode("byeLaw1858").title;
+    expect(xml.xml).toContain(`<dc:title>${title}</dc:title>`);
+    // Every field value is in the XML, in the same order.
+    let at = 0;
+    for (const f of fields.fields ?? []) {
+      const i = xml.xml?.indexOf(`>${f.value.replaceAll("&", "&amp;")}<`, at) ?? -1;
+      expect(i, f.name).toBeGreaterThanOrEqual(at);
+      at = i;
+    }
+  });
+
+  it("picks one of several fragments by schema short name, schema URI or mref", async () => {
+    const ref = DEMO.refs.interviewDoyle;
+    const none = await mcp.raw("read_metadata", { ref });
+    expect(none.isError).toBe(true);
+    expect(text(none)).toMatch(
+      /has 2 fragments; pass mref or schema: oai_dc [0-9a-f-]{36}, accession [0-9a-f-]{36}\./,
+    );
+
+    const accession = assetNode("interviewDoyle").accession;
+    const byName = await mcp.call<Answer>("read_metadata", { ref, schema: "accession" });
+    expect(byName.schema).toBe(ACCESSION_SCHEMA);
+    expect(byName.fields).toEqual(Object.entries(accession ?? {}).map(([name, value]) => ({ name, value })));
+    const byUri = await mcp.call<Answer>("read_metadata", { ref, schema: ACCESSION_SCHEMA });
+    expect(byUri.mref).toBe(byName.mref);
+    const byMref = await mcp.call<Answer>("read_metadata", { ref, mref: byName.mref });
+    expect(byMref.fields).toEqual(byName.fields);
+
+    const otherMref = await mcp.raw("read_metadata", { ref, mref: "00000000-0000-4000-8000-000000000000" });
+    expect(text(otherMref)).toMatch(
+      /has no fragment 00000000-0000-4000-8000-000000000000; its fragments: oai_dc/,
+    );
+    const otherSchema = await mcp.raw("read_metadata", { ref, schema: "mods" });
+    expect(text(otherSchema)).toMatch(
+      /has no fragments of schema "mods"; its fragments are: oai_dc .*, accession/,
+    );
+  });
+
+  it("says so when an entity has no metadata at all", async () => {
+    const bare = NODES.find((n) => n.node.kind === "asset" && n.node.dc === false && !n.node.accession);
+    expect(bare).toBeDefined();
+    const res = await mcp.raw("read_metadata", { ref: bare?.ref });
+    expect(res.isError).toBe(true);
+    expect(text(res)).toBe(
+      `The asset "${entity(bare?.ref as string).title}" has no metadata fragments; its title and description are in \`get_entity\`.`,
+    );
+  });
+
+  it("cuts a very large document, saying where the whole of it is", async () => {
+    const ref = DEMO.refs.photoHerringFleet1905;
+    const big = `<notes xmlns="http://example.org/notes">${Array.from({ length: 2000 }, (_, i) => `<note n="${i}">Long note ${i}</note>`).join("")}</notes>`;
+    const mref = addFragment(mcp.repo.svc.db, ref, "http://example.org/notes", big);
+    const xml = await mcp.raw("read_metadata", { ref, mref, format: "xml" });
+    const a = xml.structuredContent as unknown as Answer;
+    expect(a.truncated).toBe(true);
+    expect(a.xml?.length).toBe(16_000);
+    expect(a.size).toBeGreaterThan(16_000);
+    expect(text(xml)).toMatch(
+      /\[cut at 16,000 of [\d,]+ characters; the whole document is the resource preservation:\/\/metadata\//,
+    );
+
+    const fields = await mcp.raw("read_metadata", { ref, schema: "notes" });
+    const f = fields.structuredContent as unknown as Answer;
+    expect(f.fields).toHaveLength(200);
+    expect(f.fields?.slice(0, 2)).toEqual([
+      { name: "note@n", value: "0" },
+      { name: "note", value: "Long note 0" },
+    ]);
+    expect(f.truncated).toBe(true);
+    expect(text(fields)).toMatch(/… and 3800 more fields/);
+  });
+
+  it("refuses a reader closed metadata, and explains bad refs", async () => {
+    const closed = await reader.raw("read_metadata", { ref: DEMO.refs.closedAsset });
+    expect(text(closed)).toMatch(/^You do not have permission/);
+    const bad = await mcp.raw("read_metadata", { ref: DEMO.refs.byeLaw1858, mref: "dc" });
+    expect(text(bad)).toMatch(/"dc" is not a ref/);
+  });
+});
