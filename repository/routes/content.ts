@@ -107,7 +107,7 @@ function requireEntity(
 function asBadRequest(err: unknown): never {
   if (err instanceof SearchInputError) throw new HTTPException(400, { message: err.message });
   // The FTS translation cannot produce a syntax error; should SQLite still reject the text, say so.
-  if (err instanceof Error && /fts5/i.test(err.message)) {
+  if (err instanceof Error && /fts5|unterminated string|malformed MATCH/i.test(err.message)) {
     throw new HTTPException(400, { message: "The search text could not be understood; try plain words" });
   }
   throw err;

@@ -59,7 +59,8 @@ function termExpr(token: string): string | undefined {
 }
 
 export function toFtsQuery(text: string): TextQuery {
-  const trimmed = text.trim();
+  // Control characters end a string inside FTS5's parser (NUL) or mean nothing; they separate words.
+  const trimmed = text.replace(/\p{Cc}/gu, " ").trim();
   if (trimmed === "" || /^[%*]+$/.test(trimmed)) return { kind: "all" };
 
   const terms: Term[] = [];
