@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { login } from "../helpers/repository.js";
+import { insertEntity } from "../../repository/store/entities.js";
+import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { type ContentFixture, LETTER_TEXT, objectId, startContentFixture } from "./content-fixture.js";
 
 /** Content API listings over real HTTP: search, search-within, top-level-list, object-children. */
@@ -531,5 +532,30 @@ describe("bad requests", () => {
     // Nothing searchable at all matches nothing rather than everything.
     const punctuation = await ok("search", { q: "!!! ???" }, reader);
     expect(punctuation.totalHits).toBe(0);
+  });
+});
+
+describe("totals after the store changes", () => {
+  it("counts again once an entity is added or deleted", async () => {
+    const repo = await startTestRepository();
+    try {
+      const { db } = repo.svc;
+      for (const title of ["North quay", "South quay", "East quay"]) {
+        insertEntity(db, { type: "SO", title, securityTag: "open" });
+      }
+      const get = authed(repo.url, (await login(repo.url, "manager")).token);
+      const total = async () => {
+        const q = encodeURIComponent(JSON.stringify({ q: "quay", facets: ["xip.document_type"] }));
+        const body = (await (await get(`/api/content/search?q=${q}&max=1`)).json()) as Reply["body"];
+        return { hits: body.value.totalHits, facet: body.value.facets[0]?.terms[0]?.count };
+      };
+      expect(await total()).toEqual({ hits: 3, facet: 3 });
+      const west = insertEntity(db, { type: "SO", title: "West quay", securityTag: "open" });
+      expect(await total()).toEqual({ hits: 4, facet: 4 });
+      db.prepare("UPDATE entities SET deleted = 1 WHERE ref = ?").run(west.ref);
+      expect(await total()).toEqual({ hits: 3, facet: 3 });
+    } finally {
+      await repo.close();
+    }
   });
 });
