@@ -96,7 +96,7 @@ interface Clause {
 
 interface Where {
   from: string;
-  /** Conditions after the liveness test (which `sqlOf` adds), all ANDed. */
+  /** Conditions after the liveness test (which `conditions` adds), all ANDed. */
   conds: string[];
   params: unknown[];
   hasText: boolean;
