@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { DEMO, entity, readerSees } from "./demo-facts.js";
+
+interface Answer {
+  since: string;
+  until?: string;
+  entities: { ref: string; type: string; title: string }[];
+  total: number;
+  hasMore: boolean;
+  nextCursor?: string;
+}
+
+function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
+  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
+}
+
+async function everyChange(mcp: McpHarness, args: Record<string, unknown>) {
+  const refs: string[] = [];
+  let cursor: string | undefined;
+  let total: number | undefined;
+  for (let i = 0; i < 50; i++) {
+    const a = await mcp.call<Answer>("list_changes", { ...args, ...(cursor ? { cursor } : {}) });
+    total ??= a.total;
+    expect(a.total).toBe(total);
+    refs.push(...a.entities.map((e) => e.ref));
+    cursor = a.nextCursor;
+    if (!cursor) break;
+  }
+  return { refs, total: total ?? 0 };
+}
+
+describe("list_changes", () => {
+  let mcp: McpHarness;
+  let reader: McpHarness;
+  beforeAll(async () => {
+    mcp = await startMcp({ user: "manager" });
+    reader = await startMcp({ user: "reader", repo: mcp.repo });
+  });
+  afterAll(async () => {
+    await reader.close();
+    await mcp.close();
+  });
+
+  it("lists everything changed since long ago, paging to the end, each entity once", async () => {
+    const { refs, total } = await everyChange(mcp, { since: "1900", limit: 200 });
+    expect(total).toBe(DEMO.counts.total);
+    expect(new Set(refs).size).toBe(DEMO.counts.total);
+    const theirs = await everyChange(reader, { since: "1900", limit: 200 });
+    expect(theirs.total).toBe(DEMO.entities.filter(readerSees).length);
+    expect(theirs.refs).not.toContain(DEMO.refs.closedAsset);
+  });
+
+  it("splits cleanly into windows: a bare `until` day is inclusive, `since` the next day starts after it", async () => {
+    const created = entity(DEMO.refs.photographs).created;
+    const day = created.slice(0, 10);
+    const next = new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const before = await everyChange(mcp, { since: "1900", until: day, limit: 200 });
+    const after = await everyChange(mcp, { since: next, limit: 200 });
+    expect(before.total + after.total).toBe(DEMO.counts.total);
+    expect(before.refs).toContain(DEMO.refs.photographs);
+    expect(after.refs).not.toContain(DEMO.refs.photographs);
+  });
+
+  it("finds an asset in the window of a later change to it, not after", async () => {
+    // The 1856 map was changed when the links were added: the newest Modified event that touched it.
+    const events = await mcp.call<{ events: { date: string; action?: string }[] }>("list_events", {
+      ref: DEMO.refs.mapNorthQuay1856,
+    });
+    const changed = events.events.find((e) => e.action === "AddLink")?.date as string;
+    const day = changed.slice(0, 10);
+    const during = await mcp.call<Answer>("list_changes", { since: day, until: day, limit: 200 });
+    expect(during.entities).toContainEqual({
+      ref: DEMO.refs.mapNorthQuay1856,
+      type: "asset",
+      title: entity(DEMO.refs.mapNorthQuay1856).title,
+    });
+    expect(during).toMatchObject({ since: `${day}T00:00:00.000Z`, until: `${day}T23:59:59.999Z` });
+    const later = await mcp.call<Answer>("list_changes", {
+      since: `${changed.slice(0, 19)}.001Z`,
+      limit: 200,
+    });
+    expect(later.entities.map((e) => e.ref)).not.toContain(DEMO.refs.mapNorthQuay1856);
+  });
+
+  it("says plainly when nothing changed, and explains bad dates", async () => {
+    const res = await mcp.raw("list_changes", { since: "2099-01-01" });
+    expect(res.structuredContent).toMatchObject({ entities: [], total: 0, hasMore: false });
+    expect(text(res)).toBe("Nothing you may see changed from 2099-01-01T00:00:00.000Z onwards.");
+    const bad = await mcp.raw("list_changes", { since: "yesterday" });
+    expect(text(bad)).toMatch(/since "yesterday" is not a date/);
+    const upside = await mcp.raw("list_changes", { since: "2025-02", until: "2025-01" });
+    expect(text(upside)).toMatch(/since is after until/);
+  });
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DISCOVERY_TOOLS } from "../../../src/tools/discovery/index.js";
+import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+
+const NAMES = [
+  "search",
+  "browse",
+  "get_entity",
+  "read_metadata",
+  "get_file",
+  "find_by_identifier",
+  "list_events",
+  "list_changes",
+];
+
+describe("the discovery tools in tools/list", () => {
+  let mcp: McpHarness;
+  let manager: McpHarness;
+  beforeAll(async () => {
+    mcp = await startMcp({ user: "reader", flags: ["--read-only"] });
+    manager = await startMcp({ user: "manager", repo: mcp.repo });
+  });
+  afterAll(async () => {
+    await manager.close();
+    await mcp.close();
+  });
+
+  it("are all listed, even read-only and for a reader, each read-only and closed-world with every hint set", async () => {
+    const { tools } = await mcp.client.listTools();
+    const discovery = tools.filter((t) => NAMES.includes(t.name));
+    expect(discovery.map((t) => t.name)).toEqual(NAMES);
+    for (const t of discovery) {
+      expect(t.annotations, t.name).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false,
+      });
+      expect(t.title, t.name).toBeTruthy();
+      expect(t.description?.length, t.name).toBeLessThan(300);
+      expect(t.outputSchema?.type, t.name).toBe("object");
+      expect(t.inputSchema).not.toHaveProperty("anyOf");
+      expect(t.inputSchema).not.toHaveProperty("oneOf");
+      for (const [param, schema] of Object.entries(t.inputSchema.properties ?? {})) {
+        expect((schema as { description?: string }).description, `${t.name}.${param}`).toBeTruthy();
+      }
+    }
+    expect(DISCOVERY_TOOLS.every((t) => t.toolset === "discovery")).toBe(true);
+  });
+
+  it("name the tool that finds each ref they take", async () => {
+    const { tools } = await mcp.client.listTools();
+    for (const t of tools.filter((x) => NAMES.includes(x.name))) {
+      for (const [param, schema] of Object.entries(t.inputSchema.properties ?? {})) {
+        const d = (schema as { description?: string }).description ?? "";
+        if (/\bref\b/i.test(param) || param === "within" || param === "mref" || param === "event") {
+          expect(d, `${t.name}.${param}`).toMatch(/`(search|browse|get_entity|list_events)`|this tool/);
+        }
+      }
+    }
+  });
+
+  it("keep the default tool list under about 6,000 tokens (characters / 4)", async () => {
+    const { tools } = await manager.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([...NAMES, "whoami", "complete_sign_in"]);
+    const chars = JSON.stringify(tools).length;
+    console.log(`tools/list: ${tools.length} tools, ${chars} characters (~${Math.round(chars / 4)} tokens)`);
+    expect(chars / 4).toBeLessThan(6000);
+  });
+});
