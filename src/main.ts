@@ -1,10 +1,11 @@
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
-import { audienceFrom, resolveToolsets } from "./guards.js";
+import { audienceFrom, isToolVisible, resolveToolsets } from "./guards.js";
 import { createLogger } from "./log.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, type ServerDeps } from "./server.js";
 import { ChallengeRequired, Session } from "./session.js";
+import { ALL_TOOLS } from "./tools/index.js";
 
 /**
  * Everything the MCP server needs before it serves: configuration, logger, the target service (the
@@ -61,6 +62,20 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   };
 }
 
+/** What a person starting the HTTP server sees: what it serves, as whom, and where to go next. */
+function banner(runtime: Runtime): string {
+  const { deps, embedded } = runtime;
+  const tools = ALL_TOOLS.filter((t) => isToolVisible(t, deps.audience)).map((t) => t.name);
+  const target = embedded
+    ? `the embedded demo repository at ${embedded.url} (data in ${runtime.config.dataDir})`
+    : deps.session.url;
+  return [
+    `serving ${tools.length} tools (${tools.join(", ")})${deps.config.readOnly ? " in read-only mode" : ""}`,
+    `repository: ${target}, signed in as ${deps.session.username}`,
+    "connect an MCP client to the URL above, or run `npx preservation-mcp tour` to see the tools at work",
+  ].join("\n");
+}
+
 /** `preservation-mcp [--http ...]`: serve MCP until the client goes away or a signal arrives. */
 export async function runMcpServer(argv: string[]): Promise<void> {
   const runtime = await prepareRuntime(argv);
@@ -70,7 +85,7 @@ export async function runMcpServer(argv: string[]): Promise<void> {
   if (config.http.enabled) {
     const http = await serveOverHttp(factory, config.http, deps.log);
     deps.log.info({ url: http.url }, `MCP over Streamable HTTP at ${http.url}`);
-    process.stderr.write(`listening on ${http.url}\n`);
+    process.stderr.write(`listening on ${http.url}\n${banner(runtime)}\n`);
     stopServing = http.close;
   } else {
     const stdio = serveOverStdio(factory, deps.log);
