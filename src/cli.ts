@@ -2,7 +2,6 @@
 import { REPOSITORY_USAGE, runRepository, UsageError } from "../repository/main.js";
 import { ConfigError } from "./config.js";
 import { runMcpServer } from "./main.js";
-import { runTour } from "./tour.js";
 
 /** The one entry point: `preservation-mcp [--http ...] | repository ... | tour`. */
 
@@ -29,7 +28,8 @@ async function main(argv: string[]): Promise<number> {
       await runRepository(rest);
       return 0;
     case "tour":
-      return runTour(rest);
+      // Loaded only here: the tour's MCP client costs every other start ~30 ms of module loading.
+      return (await import("./tour.js")).runTour(rest);
     case "-h":
     case "--help":
     case "help":
