@@ -6,7 +6,8 @@ import { isServiceError } from "./api/errors.js";
 import type { Config } from "./config.js";
 import { type Audience, isToolVisible } from "./guards.js";
 import { registerResources } from "./resources/index.js";
-import type { Session } from "./session.js";
+import { ChallengeRequired, type Session } from "./session.js";
+import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
 import { toUserMessage } from "./tool-errors.js";
 import type { ToolContext } from "./tools/context.js";
 import type { AnyTool } from "./tools/define.js";
@@ -44,6 +45,11 @@ export function buildServer(deps: ServerDeps): McpServer {
   return server;
 }
 
+/** After a sign-in completes, the roles are known: later server instances show role-gated tools. */
+export async function refreshAudience(deps: ServerDeps): Promise<void> {
+  deps.audience.roles = (await deps.session.whoAmI()).roles;
+}
+
 function registerTool(
   server: McpServer,
   tool: AnyTool,
@@ -59,6 +65,8 @@ function registerTool(
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (args: unknown, ctx) => {
+      const signIn = await completeSignInFromAnswer(ctx, deps.session, () => refreshAudience(deps));
+      if (signIn) return signIn;
       const progressToken = ctx.mcpReq._meta?.progressToken;
       const toolCtx: ToolContext = {
         entity: deps.entity,
@@ -67,6 +75,7 @@ function registerTool(
         config: deps.config,
         log: deps.log,
         signal: ctx.mcpReq.signal,
+        signedIn: () => refreshAudience(deps),
         async progress(progress, total, message) {
           if (progressToken === undefined) return;
           await ctx.mcpReq.notify({
@@ -92,6 +101,7 @@ function registerTool(
           structuredContent: answer.structured,
         };
       } catch (err) {
+        if (err instanceof ChallengeRequired && clientCanElicit(server)) return askForSignInCode(err);
         const message = toUserMessage(err, tool.name);
         deps.log.warn(
           {

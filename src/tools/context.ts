@@ -13,6 +13,8 @@ export interface ToolContext {
   log: Logger;
   /** Aborted when the client cancels the call: pass it to every request. */
   signal: AbortSignal;
+  /** Call after a sign-in challenge completes: the roles are known from then on. */
+  signedIn(): Promise<void>;
   /** Reports progress when the client asked for it (a no-op otherwise). */
   progress(progress: number, total?: number, message?: string): Promise<void>;
 }

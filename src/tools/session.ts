@@ -52,6 +52,7 @@ const completeSignIn = defineTool({
     }
     if (state.challenge.kind === "email-challenge") await ctx.session.completeChallenge(code, ctx.signal);
     else await ctx.session.complete2fa(code, ctx.signal);
+    await ctx.signedIn();
     const me = await ctx.session.whoAmI(ctx.signal);
     return {
       structured: { user: me.user, roles: me.roles, tokenExpiresAt: me.tokenExpiresAt },
