@@ -20,6 +20,33 @@ import { DEMO_USERS, type DemoUser } from "../helpers/repository.js";
 export const MODERN = "2026-07-28";
 export const LEGACY = "2025-11-25";
 
+/**
+ * Children still running when a test file ends (a test that timed out never reaches its `finally`): every
+ * e2e file calls `afterAll(killStragglers)`, so no server outlives its test file.
+ */
+const live = new Set<number>();
+export function killStragglers(): void {
+  for (const pid of live) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}
+function track(pid: number | null | undefined, exited: Promise<unknown>): void {
+  if (!pid) return;
+  live.add(pid);
+  void exited.finally(() => live.delete(pid));
+}
+
+/**
+ * The v2 client's own StdioClientTransport negotiates the era on a short-lived sibling process (a second
+ * server start, on the same data directory); a subclass negotiates on its own connection: one process.
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
+
 /** A clean environment for the child: the SDK's safe defaults (PATH, HOME…) plus exactly `extra`. */
 export function childEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = { ...getDefaultEnvironment() };
@@ -133,7 +160,7 @@ export async function connectStdio(
     stderr: "pipe" as const,
   };
   if (era === "v2") {
-    const transport = new StdioClientTransport(params);
+    const transport = new InPlaceStdioTransport(params);
     transport.stderr?.on("data", (d: Buffer) => {
       stderr += d.toString();
     });
@@ -141,6 +168,7 @@ export async function connectStdio(
     await client.connect(transport).catch((err: Error) => {
       throw new Error(`${err.message}\n--- server stderr ---\n${stderr}`);
     });
+    track(transport.pid, new Promise((r) => (client.onclose = () => r(undefined))));
     return { ...wrapV2(client), stderr: () => stderr, close: () => client.close() };
   }
   const transport = new RecordingV1Stdio(params);
@@ -151,6 +179,7 @@ export async function connectStdio(
   await client.connect(transport).catch((err: Error) => {
     throw new Error(`${err.message}\n--- server stderr ---\n${stderr}`);
   });
+  track(transport.pid, new Promise((r) => (client.onclose = () => r(undefined))));
   return { ...wrapV1(client, () => transport.negotiated), stderr: () => stderr, close: () => client.close() };
 }
 
@@ -177,6 +206,8 @@ export interface SpawnedCli {
   stderr(): string;
   /** Resolves with the exit code once the child has exited. */
   exited: Promise<number | null>;
+  /** The exit code, or "timeout" (and the child killed) when it runs longer than `ms`. */
+  exitedWithin(ms: number): Promise<number | null | "timeout">;
   stop(): Promise<number | null>;
 }
 
@@ -192,11 +223,22 @@ export function spawnCli(args: string[], env: Record<string, string>): SpawnedCl
     err += d;
   });
   const exited = once(child, "exit").then(([code]) => code as number | null);
+  track(child.pid, exited);
   return {
     child,
     stdout: () => out,
     stderr: () => err,
     exited,
+    exitedWithin(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => {
+          child.kill("SIGKILL");
+          resolve("timeout");
+        }, ms);
+      });
+      return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       return exited;

@@ -5,6 +5,7 @@ import { startTestRepository } from "../helpers/repository.js";
 import {
   childEnv,
   connectHttp,
+  killStragglers,
   LEGACY,
   MODERN,
   remoteEnv,
@@ -12,6 +13,8 @@ import {
   spawnCli,
   startHttp,
 } from "./helpers.js";
+
+afterAll(killStragglers);
 
 /** Streamable HTTP at /mcp from the shipped CLI, with both client generations and the transport's guards. */
 
@@ -109,7 +112,7 @@ describe("Streamable HTTP on loopback", () => {
 describe("Streamable HTTP on a public interface", () => {
   it("will not start on 0.0.0.0 without PRESERVATION_HTTP_TOKEN: one stderr line naming it, exit 2", async () => {
     const cli = spawnCli(["--http", "--host", "0.0.0.0", "--port", "0"], childEnv(remoteEnv(repo.url)));
-    expect(await cli.exited).toBe(2);
+    expect(await cli.exitedWithin(10_000)).toBe(2);
     const lines = cli.stderr().trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/PRESERVATION_HTTP_TOKEN/);

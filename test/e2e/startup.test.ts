@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { startTestRepository } from "../helpers/repository.js";
-import { childEnv, connectStdio, remoteEnv, spawnCli, tempDataDir } from "./helpers.js";
+import { childEnv, connectStdio, killStragglers, remoteEnv, spawnCli, tempDataDir } from "./helpers.js";
+
+afterAll(killStragglers);
 
 /** Start-up as a person meets it: bad configuration stops it at once, read-only mode shapes the tool list. */
 
@@ -22,7 +24,7 @@ describe("a bad configuration value", () => {
   ])("$names: one stderr line naming it, exit code 2, nothing on stdout", async ({ env, names }) => {
     const cli = spawnCli([], childEnv({ PRESERVATION_DATA_DIR: data.dir, ...env }));
     cli.child.stdin?.end();
-    expect(await cli.exited).toBe(2);
+    expect(await cli.exitedWithin(10_000)).toBe(2);
     const lines = cli.stderr().trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^preservation-mcp: ${names} `));
@@ -31,7 +33,7 @@ describe("a bad configuration value", () => {
 
   it("an unknown flag is a usage error too", async () => {
     const cli = spawnCli(["--no-such-flag"], childEnv({ PRESERVATION_DATA_DIR: data.dir }));
-    expect(await cli.exited).toBe(2);
+    expect(await cli.exitedWithin(10_000)).toBe(2);
     expect(cli.stderr().trim().split("\n")).toHaveLength(1);
     expect(cli.stderr()).toMatch(/no-such-flag/);
   });

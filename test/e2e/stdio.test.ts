@@ -5,12 +5,15 @@ import {
   type AnyClient,
   childEnv,
   connectStdio,
+  killStragglers,
   LEGACY,
   MODERN,
   remoteEnv,
   spawnCli,
   tempDataDir,
 } from "./helpers.js";
+
+afterAll(killStragglers);
 
 /**
  * The shipped entry point over stdio, as an MCP host runs it: `node dist/src/cli.js` as a child process,
@@ -105,7 +108,7 @@ describe("stdout in stdio mode", () => {
       send({ jsonrpc: "2.0", id: 6, method: "no/such/method" });
       await replies(6);
       cli.child.stdin?.end();
-      expect(await cli.exited).toBe(0);
+      expect(await cli.exitedWithin(10_000)).toBe(0);
 
       const lines = cli
         .stdout()

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SpawnedRepository, spawnRepository } from "../helpers/process.js";
-import { type AnyClient, childEnv, connectStdio, remoteEnv } from "./helpers.js";
+import { type AnyClient, childEnv, connectStdio, killStragglers, remoteEnv } from "./helpers.js";
+
+afterAll(killStragglers);
 
 /**
  * Tokens that live three seconds, under a steady stream of tool calls for ten: the session refreshes (or

@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { childEnv, spawnCli, tempDataDir } from "./helpers.js";
+import { childEnv, killStragglers, spawnCli, tempDataDir } from "./helpers.js";
+
+afterAll(killStragglers);
 
 /** `preservation-mcp tour` as a newcomer runs it: no account, no configuration, a fresh data directory. */
 describe("preservation-mcp tour", () => {
@@ -9,7 +11,7 @@ describe("preservation-mcp tour", () => {
   it("talks to the embedded demo repository, prints each call and its answer, and exits 0", async () => {
     const cli = spawnCli(["tour"], childEnv({ PRESERVATION_DATA_DIR: data.dir }));
     cli.child.stdin?.end();
-    const code = await cli.exited;
+    const code = await cli.exitedWithin(15_000);
     const out = cli.stdout();
     expect(code, cli.stderr()).toBe(0);
     expect(out).toContain(`embedded demo repository (data in ${data.dir})`);
