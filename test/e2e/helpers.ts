@@ -79,6 +79,8 @@ export interface AnyClient {
     args?: Record<string, unknown>,
   ): Promise<{ isError?: boolean; structured: unknown; text: string }>;
   protocolVersion(): string | undefined;
+  /** resources/read: the contents' texts. */
+  readText(uri: string): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,9 @@ function wrapV2(client: Client): Omit<AnyClient, "close"> {
       return { isError: r.isError === true, structured: r.structuredContent, text: textOf(r.content) };
     },
     protocolVersion: () => client.getNegotiatedProtocolVersion(),
+    async readText(uri) {
+      return (await client.readResource({ uri })).contents.map((c) => ("text" in c ? c.text : ""));
+    },
   };
 }
 
@@ -144,6 +149,9 @@ function wrapV1(client: V1Client, negotiated: () => string | undefined): Omit<An
       return { isError: r.isError === true, structured: r.structuredContent, text: textOf(r.content) };
     },
     protocolVersion: negotiated,
+    async readText(uri) {
+      return (await client.readResource({ uri })).contents.map((c) => ("text" in c ? String(c.text) : ""));
+    },
   };
 }
 

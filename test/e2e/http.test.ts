@@ -77,7 +77,7 @@ describe("Streamable HTTP on loopback", () => {
   it.each([
     { era: "v2" as const, version: MODERN },
     { era: "v1" as const, version: LEGACY },
-  ])("serves the $era client ($version): tools, whoami, search", async ({ era, version }) => {
+  ])("serves the $era client ($version): tools, whoami, search, a resource", async ({ era, version }) => {
     const client = await connectHttp(era, server.url);
     try {
       expect(client.protocolVersion()).toBe(version);
@@ -85,10 +85,11 @@ describe("Streamable HTTP on loopback", () => {
       expect(names).toContain("whoami");
       const me = await client.call("whoami");
       expect(me.structured).toMatchObject({ user: "curator" });
-      if (names.includes("search")) {
-        const found = await client.call("search", { query: "minutes" });
-        expect(found.isError).toBe(false);
-      }
+      expect(names).toContain("search");
+      const found = await client.call("search", { query: "minutes" });
+      expect(found.isError).toBe(false);
+      const [root] = await client.readText("preservation://root");
+      expect(JSON.parse(root ?? "{}").folders.length).toBeGreaterThan(0);
     } finally {
       await client.close();
     }

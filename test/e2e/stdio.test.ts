@@ -39,11 +39,12 @@ async function conversation(client: AnyClient, expectedVersion: string, user: st
   expect(me.isError).toBe(false);
   expect(me.structured).toMatchObject({ user });
   expect(me.text).toContain(`(${user})`);
-  if (names.includes("search")) {
-    const found = await client.call("search", { query: "harbour" });
-    expect(found.isError).toBe(false);
-    expect((found.structured as { total: number }).total).toBeGreaterThan(0);
-  }
+  expect(names).toContain("search");
+  const found = await client.call("search", { query: "harbour" });
+  expect(found.isError).toBe(false);
+  expect((found.structured as { total: number }).total).toBeGreaterThan(0);
+  const [root] = await client.readText("preservation://root");
+  expect(JSON.parse(root ?? "{}").folders.length).toBeGreaterThan(0);
 }
 
 describe.each([

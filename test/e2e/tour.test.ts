@@ -17,8 +17,17 @@ describe("preservation-mcp tour", () => {
     expect(out).toContain(`embedded demo repository (data in ${data.dir})`);
     expect(out).toMatch(/→ whoami \{\}\n {4}\S.*\(curator\)/);
     // Every call line is followed by its answer, and nothing failed.
-    const calls = out.match(/^ {2}→ .*$/gm) ?? [];
-    expect(calls.length).toBeGreaterThanOrEqual(1);
+    const calls = (out.match(/^ {2}→ (\S+( resource)?)/gm) ?? []).map((l) => l.slice(4));
+    expect(calls).toEqual([
+      "whoami",
+      "search",
+      "browse",
+      "browse",
+      "get_entity",
+      "read_metadata",
+      "list_events",
+      "read resource",
+    ]);
     expect(out).not.toContain("✗");
     expect(out).toMatch(/That is the tour\./);
     // The server's own log stays out of the narration (and at warn level, off stderr too).
