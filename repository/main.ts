@@ -14,6 +14,7 @@ export const REPOSITORY_USAGE = `Usage: preservation-mcp repository [options]
   --token-ttl DURATION  access-token lifetime, e.g. 15m, 90s, 3s (default 15m)
   --api-version X.Y     newest Entity API version served (default ${DEFAULT_API_VERSION})
   --session-lifetime M  maxSessionLifetimeMins (default 480)
+  --latency MS          add MS milliseconds to every answer, like a service across a network (default 0)
   --<user>-password PW  demo user password (manager, curator, reader, guest, twofactor);
                         or PRESERVATION_DEMO_<USER>_PASSWORD
   -h, --help            this text
@@ -58,6 +59,7 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
         "token-ttl": { type: "string", default: "15m" },
         "api-version": { type: "string", default: DEFAULT_API_VERSION },
         "session-lifetime": { type: "string", default: "480" },
+        latency: { type: "string", default: "0" },
         help: { type: "boolean", short: "h" },
         ...Object.fromEntries(userNames.map((u) => [`${u}-password`, { type: "string" as const }])),
       },
@@ -77,6 +79,10 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
   if (!Number.isInteger(sessionLifetime) || sessionLifetime < 1) {
     throw new UsageError("--session-lifetime must be a whole number of minutes, at least 1");
   }
+  const latency = String(values.latency);
+  if (!/^\d+$/.test(latency) || Number(latency) > 60_000) {
+    throw new UsageError(`--latency must be a whole number of milliseconds (0-60000), got "${latency}"`);
+  }
   const passwords: Partial<DemoPasswords> = {};
   for (const u of userNames) {
     const pw =
@@ -94,6 +100,7 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
     apiVersion,
     maxSessionLifetimeMins: sessionLifetime,
     passwords,
+    ...(Number(latency) > 0 ? { faults: { latencyMs: Number(latency) } } : {}),
   });
   // The first stdout line is the contract scripts and tests read.
   process.stdout.write(`listening on ${repo.url}\n`);

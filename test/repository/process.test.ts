@@ -49,12 +49,28 @@ describe("the repository service process", () => {
     }
   });
 
+  it("adds --latency to every answer, like a service across a network", async () => {
+    const repo = await spawnRepository(["--seed", "none", "--latency", "250"]);
+    try {
+      const t0 = performance.now();
+      const res = await fetch(`${repo.url}/api/accesstoken/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: "reader", password: "reader-demo-pw" }),
+      });
+      expect(res.status).toBe(200);
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(240);
+    } finally {
+      await repo.stop();
+    }
+  });
+
   it("rejects bad flags with one line that names the flag", async () => {
     for (const [args, pattern] of [
       [["repository", "--seed", "lots"], /--seed must be/],
       [["repository", "--token-ttl", "soon"], /--token-ttl must be a duration/],
       [["repository", "--port", "99999"], /--port must be/],
       [["repository", "--bogus"], /bogus/],
+      [["repository", "--latency", "soon"], /--latency must be/],
     ] as const) {
       const r = await runCli([...args]);
       expect(r.code).toBe(2);
