@@ -1,3 +1,11 @@
+import { Readable } from "node:stream";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { EntityFile } from "../search/files.js";
+import type { ContentStore } from "../store/content-store.js";
+
+/** Serving stored files over HTTP: single byte ranges, Content-Disposition, and the streamed reply. */
+
 /**
  * HTTP Range (RFC 9110 §14) for single byte ranges: `bytes=a-b`, `bytes=a-`, `bytes=-n`.
  * - `full`: no usable Range header (absent, not bytes, malformed, or several ranges, which a server may
@@ -37,4 +45,47 @@ export function contentDisposition(filename: string, type: "attachment" | "inlin
     (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * A stored file's bytes, streamed from the content store (never buffered whole): 200 with everything,
+ * 206 for a satisfiable single Range, 416 otherwise. HEAD gets the headers without opening the blob.
+ * Shared by the Entity API's bitstream content and the Content API's download and thumbnail.
+ */
+export function streamStoredFile(
+  c: Context,
+  content: ContentStore,
+  file: EntityFile,
+  disposition: "attachment" | "inline" = "attachment",
+): Response {
+  if (!content.has(file.sha256)) {
+    throw new HTTPException(500, {
+      message: `The bytes of ${file.filename} (sha256 ${file.sha256}) are missing from the content store`,
+    });
+  }
+  const decision = decideRange(c.req.header("range"), file.size);
+  if (decision.kind === "unsatisfiable") {
+    return c.json(
+      { success: false, message: `Range not satisfiable: the file is ${file.size} bytes long` },
+      416,
+      {
+        "Content-Range": `bytes */${file.size}`,
+        "Accept-Ranges": "bytes",
+      },
+    );
+  }
+  const range = decision.kind === "partial" ? { start: decision.start, end: decision.end } : undefined;
+  const length = range ? range.end - range.start + 1 : file.size;
+  const headers: Record<string, string> = {
+    "Content-Type": file.mimeType || "application/octet-stream",
+    "Content-Disposition": contentDisposition(file.filename, disposition),
+    "Accept-Ranges": "bytes",
+    ETag: `"${file.sha256}"`,
+    "Content-Length": String(length),
+  };
+  if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${file.size}`;
+  const status = range ? 206 : 200;
+  if (c.req.method === "HEAD" || length === 0) return new Response(null, { status, headers });
+  const body = Readable.toWeb(content.read(file.sha256, range)) as unknown as ReadableStream<Uint8Array>;
+  return new Response(body, { status, headers });
 }

@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
@@ -11,7 +10,7 @@ import { objectDetails } from "../search/object-details.js";
 import { type Params, parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRow, getEntity } from "../store/entities.js";
-import { contentDisposition, decideRange } from "./byte-range.js";
+import { streamStoredFile } from "./byte-range.js";
 
 /**
  * Content API (JSON): search and listings, object details, indexed fields, download and thumbnail.
@@ -135,41 +134,6 @@ async function listing(c: Ctx, scopeOf: (params: Params) => Scope) {
   }
 }
 
-/** Streams an entity's file with Range support (200, 206 or 416). */
-function streamFile(c: Ctx, file: EntityFile, disposition: "attachment" | "inline"): Response {
-  const { content } = c.get("svc");
-  if (!content.has(file.sha256)) {
-    throw new HTTPException(500, {
-      message: `The bytes of ${file.filename} (sha256 ${file.sha256}) are missing from the content store`,
-    });
-  }
-  const headers: Record<string, string> = {
-    "Content-Type": file.mimeType || "application/octet-stream",
-    "Content-Disposition": contentDisposition(file.filename, disposition),
-    "Accept-Ranges": "bytes",
-    ETag: `"${file.sha256}"`,
-  };
-  const decision = decideRange(c.req.header("range"), file.size);
-  if (decision.kind === "unsatisfiable") {
-    return c.json(
-      { success: false, message: `Range not satisfiable: the file is ${file.size} bytes long` },
-      416,
-      {
-        "Content-Range": `bytes */${file.size}`,
-        "Accept-Ranges": "bytes",
-      },
-    );
-  }
-  const range = decision.kind === "partial" ? { start: decision.start, end: decision.end } : undefined;
-  const length = range ? range.end - range.start + 1 : file.size;
-  headers["Content-Length"] = String(length);
-  if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${file.size}`;
-  const status = range ? 206 : 200;
-  if (c.req.method === "HEAD" || length === 0) return new Response(null, { status, headers });
-  const body = Readable.toWeb(content.read(file.sha256, range)) as unknown as ReadableStream<Uint8Array>;
-  return new Response(body, { status, headers });
-}
-
 /** The file behind `download`/`thumbnail`, after the Download permission check. */
 function downloadableFile(c: Ctx, what: "download" | "thumbnail"): EntityFile {
   const entity = requireEntity(c, c.req.query("id"), "id", ["IO", "CO", "SO"]);
@@ -228,8 +192,10 @@ export function contentRoutes(): Hono<AppEnv> {
 
   app.get("/indexed-fields", (c) => envelope(c, indexedFieldsView(c.get("svc").apiVersion)));
 
-  app.get("/download", (c) => streamFile(c, downloadableFile(c, "download"), "attachment"));
-  app.get("/thumbnail", (c) => streamFile(c, downloadableFile(c, "thumbnail"), "inline"));
+  app.get("/download", (c) => streamStoredFile(c, c.get("svc").content, downloadableFile(c, "download")));
+  app.get("/thumbnail", (c) =>
+    streamStoredFile(c, c.get("svc").content, downloadableFile(c, "thumbnail"), "inline"),
+  );
 
   return app;
 }

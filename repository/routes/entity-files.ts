@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { Permission } from "../store/auth.js";
@@ -21,7 +20,7 @@ import {
   representationDocument,
   representationsDocument,
 } from "../xml/file-docs.js";
-import { contentDisposition, decideRange } from "./byte-range.js";
+import { streamStoredFile } from "./byte-range.js";
 import {
   type EntityContext,
   type EntityEnv,
@@ -91,8 +90,13 @@ export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
   });
 
   api.get("/content-objects/:ref/generations/:n/bitstreams/:m/content", (c) => {
-    const { bitstream } = readableBitstream(c, Permission.DOWNLOAD);
-    return streamBitstream(c, bitstream);
+    const { bitstream: b } = readableBitstream(c, Permission.DOWNLOAD);
+    return streamStoredFile(c, c.get("svc").content, {
+      sha256: b.content_sha256,
+      size: b.size,
+      mimeType: b.mime_type,
+      filename: b.filename,
+    });
   });
 }
 
@@ -122,46 +126,4 @@ function readableBitstream(
     });
   }
   return { generation, bitstream };
-}
-
-/**
- * The bitstream's bytes, streamed from the content store (never buffered whole): 200 with everything,
- * 206 for a satisfiable single Range, 416 otherwise. HEAD gets the headers without opening the blob.
- */
-function streamBitstream(c: EntityContext, b: BitstreamRecord): Response {
-  const { content } = c.get("svc");
-  if (!content.has(b.content_sha256)) {
-    throw new HTTPException(500, {
-      message: `The bytes of bitstream ${b.filename} (sha256 ${b.content_sha256}) are missing from the content store`,
-    });
-  }
-  const size = b.size;
-  const headers: Record<string, string> = {
-    "Content-Type": b.mime_type || "application/octet-stream",
-    "Content-Disposition": contentDisposition(b.filename),
-    "Accept-Ranges": "bytes",
-    ETag: `"${b.content_sha256}"`,
-  };
-  const decision = decideRange(c.req.header("range"), size);
-  if (decision.kind === "unsatisfiable") {
-    return new Response(
-      JSON.stringify({ success: false, message: `Range not satisfiable: the content is ${size} bytes long` }),
-      {
-        status: 416,
-        headers: {
-          "Content-Type": "application/json",
-          "Content-Range": `bytes */${size}`,
-          "Accept-Ranges": "bytes",
-        },
-      },
-    );
-  }
-  const range = decision.kind === "partial" ? { start: decision.start, end: decision.end } : undefined;
-  const length = range ? range.end - range.start + 1 : size;
-  headers["Content-Length"] = String(length);
-  if (range) headers["Content-Range"] = `bytes ${range.start}-${range.end}/${size}`;
-  const status = range ? 206 : 200;
-  if (c.req.method === "HEAD" || length === 0) return new Response(null, { status, headers });
-  const body = Readable.toWeb(content.read(b.content_sha256, range)) as unknown as ReadableStream<Uint8Array>;
-  return new Response(body, { status, headers });
 }
