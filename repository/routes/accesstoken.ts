@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import { tokenFromHeaders } from "../auth-middleware.js";
 import type { AppEnv, ServiceContext } from "../context.js";
 import { sendMail } from "../outbox.js";
-import { flag, requestParams } from "../params.js";
+import { flag, type Params, requestParams } from "../params.js";
 import { checkPassword, getUser, recordLogin, type User } from "../store/auth.js";
 import { issueToken, liveToken, revokeToken, type TokenRow } from "../store/tokens.js";
 import { verifyTotp } from "../totp.js";
@@ -58,6 +58,19 @@ function startSession(c: Context<AppEnv>, user: User, includeUserDetails: boolea
   return loginResult(user, row, includeUserDetails, previous);
 }
 
+/** A session that a completed challenge starts: with user details, and the token as a cookie on request. */
+function startChallengedSession(c: Context<AppEnv>, user: User, p: Params) {
+  const result = startSession(c, user, true);
+  if (flag(p.get("cookie"))) {
+    setCookie(c, ACCESS_TOKEN_COOKIE, String(result.token), {
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/",
+    });
+  }
+  return result;
+}
+
 function createChallenge(
   svc: ServiceContext,
   kind: "email" | "2fa",
@@ -87,7 +100,7 @@ function consumeChallenge(svc: ServiceContext, kind: "email" | "2fa", token: str
  * Checks the password and the account state. Returns the user when a token may be issued now, or a
  * Response asking for the next step (e-mail challenge, 2FA) or refusing.
  */
-function authenticate(c: Context<AppEnv>, p: URLSearchParams): User | Response {
+function authenticate(c: Context<AppEnv>, p: Params): User | Response {
   const svc = c.get("svc");
   const username = p.get("username") ?? "";
   const password = p.get("password") ?? "";
@@ -147,15 +160,7 @@ export function accessTokenRoutes(): Hono<AppEnv> {
     const username = consumeChallenge(svc, "email", code);
     const user = username ? getUser(svc.db, username) : undefined;
     if (!user) return fail(c, "The challenge token is unknown, already used or expired; request a new one");
-    const result = startSession(c, user, true);
-    if (flag(p.get("cookie"))) {
-      setCookie(c, ACCESS_TOKEN_COOKIE, String(result.token), {
-        httpOnly: true,
-        sameSite: "Strict",
-        path: "/",
-      });
-    }
-    return c.json(result);
+    return c.json(startChallengedSession(c, user, p));
   });
 
   app.post("/complete-2fa", async (c) => {
@@ -179,15 +184,7 @@ export function accessTokenRoutes(): Hono<AppEnv> {
     if (!consumeChallenge(svc, "2fa", continuation)) {
       return fail(c, "The continuation token is unknown or expired; log in again");
     }
-    const result = startSession(c, user, true);
-    if (flag(p.get("cookie"))) {
-      setCookie(c, ACCESS_TOKEN_COOKIE, String(result.token), {
-        httpOnly: true,
-        sameSite: "Strict",
-        path: "/",
-      });
-    }
-    return c.json(result);
+    return c.json(startChallengedSession(c, user, p));
   });
 
   app.post("/refresh", async (c) => {

@@ -3,11 +3,12 @@ import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
 import { parsePaging } from "../paging.js";
+import { type Params, requestParams } from "../params.js";
 import { runSearch, type Scope } from "../search/engine.js";
 import { indexedFieldsView } from "../search/fields.js";
 import { type EntityFile, fileOf, isThumbnailImage } from "../search/files.js";
 import { objectDetails } from "../search/object-details.js";
-import { type Params, parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
+import { parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRow, getEntity } from "../store/entities.js";
 import { streamStoredFile } from "./byte-range.js";
@@ -26,43 +27,6 @@ const ID_EXAMPLE = "sdb:IO|7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f";
 
 function envelope<T>(c: Ctx, value: T) {
   return c.json({ success: true, version: 1, value });
-}
-
-/** Query-string parameters followed by body parameters; `get` answers the last value of a name. */
-async function readParams(c: Ctx): Promise<Params> {
-  const pairs: [string, string][] = [...new URL(c.req.url).searchParams];
-  if (c.req.method === "POST") {
-    const type = (c.req.header("content-type") ?? "").toLowerCase();
-    if (type.startsWith("multipart/form-data")) {
-      const body = await c.req.parseBody({ all: true });
-      for (const [name, value] of Object.entries(body)) {
-        for (const v of [value].flat()) if (typeof v === "string") pairs.push([name, v]);
-      }
-    } else if (type.startsWith("application/json")) {
-      let body: unknown;
-      try {
-        body = await c.req.json();
-      } catch {
-        throw new HTTPException(400, { message: "The request body is not valid JSON" });
-      }
-      if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        throw new HTTPException(400, { message: "A JSON request body must be an object of parameters" });
-      }
-      for (const [name, value] of Object.entries(body)) {
-        for (const v of [value].flat()) {
-          if (v !== undefined && v !== null)
-            pairs.push([name, typeof v === "object" ? JSON.stringify(v) : String(v)]);
-        }
-      }
-    } else {
-      // Form-encoded; clients that forget the Content-Type header send the same body.
-      for (const pair of new URLSearchParams(await c.req.text())) pairs.push(pair);
-    }
-  }
-  return {
-    get: (name) => pairs.findLast(([k]) => k === name)?.[1],
-    getAll: (name) => pairs.filter(([k]) => k === name).map(([, v]) => v),
-  };
 }
 
 /**
@@ -113,7 +77,7 @@ function asBadRequest(err: unknown): never {
 }
 
 async function listing(c: Ctx, scopeOf: (params: Params) => Scope) {
-  const params = await readParams(c);
+  const params = await requestParams(c, { json: true });
   const { db, content } = c.get("svc");
   const scope = scopeOf(params);
   const paging = parsePaging((n) => params.get(n), DEFAULT_PAGE_SIZE);

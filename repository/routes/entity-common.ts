@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
 import { parsePaging } from "../paging.js";
+import { isUuid } from "../params.js";
 import { Permission } from "../store/auth.js";
 import type { EntityType } from "../store/entities.js";
 import { type EntityRecord, findEntity, tagsParam } from "../store/entity-queries.js";
@@ -45,11 +46,9 @@ export function versionMiddleware(newest: ApiVersion) {
   });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** 400 unless `raw` is a UUID; returns it lower-cased (refs are stored lower-case). */
 export function requireUuid(raw: string | undefined, what = "Entity reference"): string {
-  if (!raw || !UUID.test(raw)) {
+  if (!raw || !isUuid(raw)) {
     throw new HTTPException(400, {
       message: `${what} "${raw ?? ""}" is not a UUID; references look like 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
     });

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { listValues } from "../params.js";
 import type { EntityType } from "../store/entities.js";
 import {
   byIdentifierPage,
@@ -11,7 +12,6 @@ import {
 } from "../store/entity-queries.js";
 import { entitiesDocument, eventActionsDocument, eventsDocument } from "../xml/event-docs.js";
 import {
-  type EntityContext,
   type EntityEnv,
   isoParam,
   listMeta,
@@ -43,7 +43,7 @@ export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
 
   api.get("/events", (c) => {
     const { start, max } = paging(c);
-    const types = listParam(c, "types");
+    const types = listValues(c.req.queries("types") ?? []);
     const filter = {
       types: types.length > 0 ? JSON.stringify(types) : null,
       from: isoParam(c, "from", false),
@@ -86,12 +86,4 @@ export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
     const page = byIdentifierPage(c.get("svc").db, type, value, readableTags(c), start, max);
     return xml(c, entitiesDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
   });
-}
-
-/** A list parameter given as `a,b` or repeated (`?types=a&types=b`), or both. */
-function listParam(c: EntityContext, name: string): string[] {
-  return (c.req.queries(name) ?? [])
-    .flatMap((v) => v.split(","))
-    .map((v) => v.trim())
-    .filter((v) => v !== "");
 }

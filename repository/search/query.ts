@@ -1,3 +1,4 @@
+import { isUuid, listValues, type Params } from "../params.js";
 import { type FieldDef, findField } from "./fields.js";
 import { type TextQuery, toFtsQuery } from "./fts.js";
 
@@ -10,12 +11,6 @@ import { type TextQuery, toFtsQuery } from "./fts.js";
 
 /** A client mistake in a search request; the route answers 400 with this message. */
 export class SearchInputError extends Error {}
-
-/** Request parameters from the query string and/or a form body; repeated keys keep every value. */
-export interface Params {
-  get(name: string): string | undefined;
-  getAll(name: string): string[];
-}
 
 export interface FieldFilter {
   field: FieldDef;
@@ -150,15 +145,6 @@ function readFacetName(item: unknown, i: number): string {
   return asString(item, `q "facets"[${i}]`);
 }
 
-/** Values of a parameter that may be sent once comma-joined or as repeated keys (or both). */
-function listParam(params: Params, name: string): string[] {
-  return params
-    .getAll(name)
-    .flatMap((v) => v.split(","))
-    .map((v) => v.trim())
-    .filter((v) => v !== "");
-}
-
 function unique<T>(items: T[], key: (t: T) => string): T[] {
   const seen = new Set<string>();
   return items.filter((t) => {
@@ -169,12 +155,10 @@ function unique<T>(items: T[], key: (t: T) => string): T[] {
   });
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** `sdb:IO|<uuid>` or a bare UUID, as the Content API accepts them. */
 export function parseObjectId(raw: string): { type?: "SO" | "IO" | "CO"; ref: string } | undefined {
   const m = raw.trim().match(/^(?:sdb:(SO|IO|CO)\|)?([0-9a-f-]{36})$/i);
-  if (!m?.[2] || !UUID.test(m[2])) return undefined;
+  if (!m?.[2] || !isUuid(m[2])) return undefined;
   const type = m[1]?.toUpperCase() as "SO" | "IO" | "CO" | undefined;
   return type ? { type, ref: m[2].toLowerCase() } : { ref: m[2].toLowerCase() };
 }
@@ -214,13 +198,13 @@ export function parseSearchRequest(params: Params): SearchRequest {
     ...terms.filters,
   ];
   const sort = unique(raw.sort.flatMap(readSort), (s) => s.field.key);
-  const facetNames = [...raw.facets.map(readFacetName), ...listParam(params, "facets")];
+  const facetNames = [...raw.facets.map(readFacetName), ...listValues(params.getAll("facets"))];
   const facets = unique(
     facetNames.map((n) => fieldOrFail(n, "facet")),
     (f) => f.key,
   );
   const metadata = unique(
-    listParam(params, "metadata")
+    listValues(params.getAll("metadata"))
       .map((n) => findField(n))
       .filter((f): f is FieldDef => f !== undefined),
     (f) => f.key,

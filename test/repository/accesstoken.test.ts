@@ -74,6 +74,20 @@ describe("authentication API", () => {
     expect(missing.status).toBe(401);
   });
 
+  it("reads the form whatever the case of its Content-Type, and from multipart bodies", async () => {
+    const upper = await fetch(`${repo.url}/api/accesstoken/login`, {
+      method: "POST",
+      body: new URLSearchParams({ ...DEMO_USERS.reader }).toString(),
+      headers: { "Content-Type": "Application/X-WWW-Form-Urlencoded; Charset=UTF-8" },
+    });
+    expect(upper.status).toBe(200);
+    const multipart = new FormData();
+    multipart.set("username", DEMO_USERS.reader.username);
+    multipart.set("password", DEMO_USERS.reader.password);
+    const res = await fetch(`${repo.url}/api/accesstoken/login`, { method: "POST", body: multipart });
+    expect(res.status).toBe(200);
+  });
+
   it("accepts the token in all three headers and rejects a bad one with 401", async () => {
     const { token } = await login(repo.url, "reader");
     for (const headers of [
