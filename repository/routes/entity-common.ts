@@ -7,7 +7,7 @@ import { isUuid } from "../params.js";
 import { Permission } from "../store/auth.js";
 import type { EntityType } from "../store/entities.js";
 import { type EntityRecord, findEntity, tagsParam } from "../store/entity-queries.js";
-import type { ListMeta, RenderContext } from "../xml/common.js";
+import { ENTITY_PATH, type ListMeta, type RenderContext } from "../xml/common.js";
 import { type ApiVersion, resolveRequestedVersion } from "../xml/versions.js";
 
 /** Shared plumbing of the Entity API read routes: version, URLs, refs, permissions, paging, replies. */
@@ -61,11 +61,8 @@ const TYPE_NAMES: Record<EntityType, string> = {
   IO: "an information object (asset)",
   CO: "a content object",
 };
-const TYPE_PATHS: Record<EntityType, string> = {
-  SO: "structural-objects",
-  IO: "information-objects",
-  CO: "content-objects",
-};
+/** Every entity type with its path segment, for the routes registered once per type. */
+export const ENTITY_TYPE_PATHS = Object.entries(ENTITY_PATH) as [EntityType, string][];
 
 /**
  * The entity `rawRef` of `type` when the caller may read it: 400 for a malformed ref, 404 when there is
@@ -77,7 +74,7 @@ export function readableEntity(c: EntityContext, rawRef: string | undefined, typ
   if (!e) throw new HTTPException(404, { message: `Entity ${ref} not found` });
   if (e.type !== type) {
     throw new HTTPException(404, {
-      message: `Entity ${ref} not found among ${TYPE_PATHS[type]}: it is ${TYPE_NAMES[e.type]}; use ${ENTITY_API_PATH}/${TYPE_PATHS[e.type]}/${ref}`,
+      message: `Entity ${ref} not found among ${ENTITY_PATH[type]}: it is ${TYPE_NAMES[e.type]}; use ${ENTITY_API_PATH}/${ENTITY_PATH[e.type]}/${ref}`,
     });
   }
   requirePermission(c, e, Permission.READ_METADATA);

@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { listValues } from "../params.js";
-import type { EntityType } from "../store/entities.js";
 import {
   byIdentifierPage,
   entityActionsPage,
@@ -12,6 +11,7 @@ import {
 } from "../store/entity-queries.js";
 import { entitiesDocument, eventActionsDocument, eventsDocument } from "../xml/event-docs.js";
 import {
+  ENTITY_TYPE_PATHS,
   type EntityEnv,
   isoParam,
   listMeta,
@@ -27,12 +27,7 @@ import {
  * updated since a date, entities by identifier. Only what acts on entities the caller may read is shown.
  */
 export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
-  const paths: [string, EntityType][] = [
-    ["structural-objects", "SO"],
-    ["information-objects", "IO"],
-    ["content-objects", "CO"],
-  ];
-  for (const [path, type] of paths) {
+  for (const [type, path] of ENTITY_TYPE_PATHS) {
     api.get(`/${path}/:ref/event-actions`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
       const { start, max } = paging(c);

@@ -2,7 +2,6 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
-import type { EntityType } from "../store/entities.js";
 import {
   childrenPage,
   findFragment,
@@ -22,6 +21,7 @@ import {
 import { versionDetailsDocument } from "../xml/event-docs.js";
 import { fullVersionString, newestVersion } from "../xml/versions.js";
 import {
+  ENTITY_TYPE_PATHS,
   type EntityEnv,
   listMeta,
   paging,
@@ -56,12 +56,6 @@ export function entityRoutes(newest: string): Hono<AppEnv> {
   return root as unknown as Hono<AppEnv>;
 }
 
-const ENTITY_PATHS: [string, EntityType][] = [
-  ["structural-objects", "SO"],
-  ["information-objects", "IO"],
-  ["content-objects", "CO"],
-];
-
 function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
   api.get("/root/children", (c) => {
     const { start, max } = paging(c);
@@ -76,7 +70,7 @@ function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
     return xml(c, childrenDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
   });
 
-  for (const [path, type] of ENTITY_PATHS) {
+  for (const [type, path] of ENTITY_TYPE_PATHS) {
     api.get(`/${path}/:ref`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
       return xml(c, entityDocument(c.get("render"), e, fragmentsOf(c.get("svc").db, e.ref)));
