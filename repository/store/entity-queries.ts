@@ -166,9 +166,9 @@ function prepareAll(db: Db) {
     ),
     fragmentsOf: p("SELECT mref, schema_uri FROM metadata_fragments WHERE entity_ref = ? ORDER BY id"),
     fragmentsPage: p(
-      "SELECT mref, schema_uri FROM metadata_fragments WHERE entity_ref = ? ORDER BY id LIMIT ? OFFSET ?",
+      "SELECT mref, schema_uri FROM metadata_fragments WHERE entity_ref = @ref ORDER BY id LIMIT @max OFFSET @start",
     ),
-    fragmentsCount: p("SELECT count(*) AS n FROM metadata_fragments WHERE entity_ref = ?"),
+    fragmentsCount: p("SELECT count(*) AS n FROM metadata_fragments WHERE entity_ref = @ref"),
     fragment: p("SELECT mref, entity_ref, schema_uri, content FROM metadata_fragments WHERE mref = ?"),
 
     childrenPage: p(
@@ -187,17 +187,17 @@ function prepareAll(db: Db) {
     ),
 
     identifiersPage: p(
-      "SELECT api_id, entity_ref, type, value FROM identifiers WHERE entity_ref = ? ORDER BY id LIMIT ? OFFSET ?",
+      "SELECT api_id, entity_ref, type, value FROM identifiers WHERE entity_ref = @ref ORDER BY id LIMIT @max OFFSET @start",
     ),
-    identifiersCount: p("SELECT count(*) AS n FROM identifiers WHERE entity_ref = ?"),
+    identifiersCount: p("SELECT count(*) AS n FROM identifiers WHERE entity_ref = @ref"),
 
     linksPage: p(`SELECT * FROM (${LINKS_UNION}) ORDER BY id, direction LIMIT @max OFFSET @start`),
     linksCount: p(`SELECT count(*) AS n FROM (${LINKS_UNION})`),
 
     representationsPage: p(
-      "SELECT type, name, idx FROM representations WHERE io_ref = ? ORDER BY type, idx LIMIT ? OFFSET ?",
+      "SELECT type, name, idx FROM representations WHERE io_ref = @ref ORDER BY type, idx LIMIT @max OFFSET @start",
     ),
-    representationsCount: p("SELECT count(*) AS n FROM representations WHERE io_ref = ?"),
+    representationsCount: p("SELECT count(*) AS n FROM representations WHERE io_ref = @ref"),
     representation: p(
       "SELECT id, io_ref, type, name, idx FROM representations WHERE io_ref = ? AND type = ? COLLATE NOCASE AND idx = ?",
     ),
@@ -207,8 +207,10 @@ function prepareAll(db: Db) {
         WHERE ro.representation_id = @rep AND ${READABLE} ORDER BY ro.position`,
     ),
 
-    generationsPage: p("SELECT idx, active FROM generations WHERE co_ref = ? ORDER BY idx LIMIT ? OFFSET ?"),
-    generationsCount: p("SELECT count(*) AS n FROM generations WHERE co_ref = ?"),
+    generationsPage: p(
+      "SELECT idx, active FROM generations WHERE co_ref = @ref ORDER BY idx LIMIT @max OFFSET @start",
+    ),
+    generationsCount: p("SELECT count(*) AS n FROM generations WHERE co_ref = @ref"),
     generation: p("SELECT * FROM generations WHERE co_ref = ? AND idx = ?"),
     bitstreamsOf: p("SELECT * FROM bitstreams WHERE generation_id = ? ORDER BY idx"),
     bitstream: p("SELECT * FROM bitstreams WHERE generation_id = ? AND idx = ?"),
@@ -219,9 +221,9 @@ function prepareAll(db: Db) {
 
     entityActionsPage: p(
       `SELECT ${EVENT_ACTION_COLUMNS} FROM event_actions ea JOIN events ev ON ev.id = ea.event_id
-        WHERE ea.entity_ref = ? ORDER BY ea.id LIMIT ? OFFSET ?`,
+        WHERE ea.entity_ref = @ref ORDER BY ea.id LIMIT @max OFFSET @start`,
     ),
-    entityActionsCount: p("SELECT count(*) AS n FROM event_actions WHERE entity_ref = ?"),
+    entityActionsCount: p("SELECT count(*) AS n FROM event_actions WHERE entity_ref = @ref"),
 
     event: p("SELECT * FROM events WHERE ref = ?"),
     eventsPage: p(
@@ -265,8 +267,21 @@ function stmts(db: Db): Statements {
   return s;
 }
 
-function count(stmt: Stmt, ...params: unknown[]): number {
-  return (stmt.get(...params) as { n: number }).n;
+/**
+ * One page of a list and the total, from a page statement and its count twin. Both take the same named
+ * parameters (the page statement also `@start` and `@max`), so the total counts exactly what is paged.
+ */
+function pageOf<T>(
+  page: Stmt,
+  total: Stmt,
+  params: Record<string, unknown>,
+  start: number,
+  max: number,
+): Page<T> {
+  return {
+    items: page.all({ ...params, start, max }) as T[],
+    total: (total.get(params) as { n: number }).n,
+  };
 }
 
 /** The caller's readable tags in the form the statements take. */
@@ -284,10 +299,7 @@ export function fragmentsOf(db: Db, ref: string): FragmentSummary[] {
 
 export function fragmentsPage(db: Db, ref: string, start: number, max: number): Page<FragmentSummary> {
   const s = stmts(db);
-  return {
-    items: s.fragmentsPage.all(ref, max, start) as FragmentSummary[],
-    total: count(s.fragmentsCount, ref),
-  };
+  return pageOf(s.fragmentsPage, s.fragmentsCount, { ref }, start, max);
 }
 
 export function findFragment(db: Db, mref: string): FragmentRecord | undefined {
@@ -303,33 +315,19 @@ export function childrenPage(
   max: number,
 ): Page<EntitySummary> {
   const s = stmts(db);
-  if (parent === null) {
-    return {
-      items: s.rootPage.all({ tags, start, max }) as EntitySummary[],
-      total: count(s.rootCount, { tags }),
-    };
-  }
-  return {
-    items: s.childrenPage.all({ parent, tags, start, max }) as EntitySummary[],
-    total: count(s.childrenCount, { parent, tags }),
-  };
+  if (parent === null) return pageOf(s.rootPage, s.rootCount, { tags }, start, max);
+  return pageOf(s.childrenPage, s.childrenCount, { parent, tags }, start, max);
 }
 
 export function identifiersPage(db: Db, ref: string, start: number, max: number): Page<IdentifierRecord> {
   const s = stmts(db);
-  return {
-    items: s.identifiersPage.all(ref, max, start) as IdentifierRecord[],
-    total: count(s.identifiersCount, ref),
-  };
+  return pageOf(s.identifiersPage, s.identifiersCount, { ref }, start, max);
 }
 
 /** Links from and to `ref` whose other end the caller may read. */
 export function linksPage(db: Db, ref: string, tags: string, start: number, max: number): Page<LinkRecord> {
   const s = stmts(db);
-  return {
-    items: s.linksPage.all({ ref, tags, start, max }) as LinkRecord[],
-    total: count(s.linksCount, { ref, tags }),
-  };
+  return pageOf(s.linksPage, s.linksCount, { ref, tags }, start, max);
 }
 
 export function representationsPage(
@@ -339,10 +337,7 @@ export function representationsPage(
   max: number,
 ): Page<RepresentationSummary> {
   const s = stmts(db);
-  return {
-    items: s.representationsPage.all(ioRef, max, start) as RepresentationSummary[],
-    total: count(s.representationsCount, ioRef),
-  };
+  return pageOf(s.representationsPage, s.representationsCount, { ref: ioRef }, start, max);
 }
 
 export function findRepresentation(
@@ -365,10 +360,7 @@ export function generationsPage(
   max: number,
 ): Page<{ idx: number; active: number }> {
   const s = stmts(db);
-  return {
-    items: s.generationsPage.all(coRef, max, start) as { idx: number; active: number }[],
-    total: count(s.generationsCount, coRef),
-  };
+  return pageOf(s.generationsPage, s.generationsCount, { ref: coRef }, start, max);
 }
 
 export function findGeneration(db: Db, coRef: string, idx: number): GenerationRecord | undefined {
@@ -389,10 +381,7 @@ export function fixitiesOf(db: Db, bitstreamId: number): FixityRecord[] {
 
 export function entityActionsPage(db: Db, ref: string, start: number, max: number): Page<EventActionRecord> {
   const s = stmts(db);
-  return {
-    items: s.entityActionsPage.all(ref, max, start) as EventActionRecord[],
-    total: count(s.entityActionsCount, ref),
-  };
+  return pageOf(s.entityActionsPage, s.entityActionsCount, { ref }, start, max);
 }
 
 export function findEvent(db: Db, ref: string): EventRecord | undefined {
@@ -408,11 +397,7 @@ export function eventsPage(
   max: number,
 ): Page<EventRecord> {
   const s = stmts(db);
-  const params = { ...filter, tags };
-  return {
-    items: s.eventsPage.all({ ...params, start, max }) as EventRecord[],
-    total: count(s.eventsCount, params),
-  };
+  return pageOf(s.eventsPage, s.eventsCount, { ...filter, tags }, start, max);
 }
 
 /** Actions of one event on entities the caller may read. */
@@ -424,10 +409,7 @@ export function eventActionsPage(
   max: number,
 ): Page<EventActionRecord> {
   const s = stmts(db);
-  return {
-    items: s.eventActionsPage.all({ event: eventId, tags, start, max }) as EventActionRecord[],
-    total: count(s.eventActionsCount, { event: eventId, tags }),
-  };
+  return pageOf(s.eventActionsPage, s.eventActionsCount, { event: eventId, tags }, start, max);
 }
 
 /** Readable entities modified in [since, until] (ISO 8601 UTC strings; until may be null). */
@@ -440,10 +422,7 @@ export function updatedSincePage(
   max: number,
 ): Page<EntitySummary> {
   const s = stmts(db);
-  return {
-    items: s.updatedPage.all({ since, until, tags, start, max }) as EntitySummary[],
-    total: count(s.updatedCount, { since, until, tags }),
-  };
+  return pageOf(s.updatedPage, s.updatedCount, { since, until, tags }, start, max);
 }
 
 /** Readable entities carrying an identifier with this value (and type, when given). */
@@ -456,8 +435,5 @@ export function byIdentifierPage(
   max: number,
 ): Page<EntitySummary> {
   const s = stmts(db);
-  return {
-    items: s.byIdentifierPage.all({ type, value, tags, start, max }) as EntitySummary[],
-    total: count(s.byIdentifierCount, { type, value, tags }),
-  };
+  return pageOf(s.byIdentifierPage, s.byIdentifierCount, { type, value, tags }, start, max);
 }
