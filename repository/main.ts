@@ -23,7 +23,7 @@ export const REPOSITORY_USAGE = `Usage: preservation-mcp repository [options]
 export class UsageError extends Error {}
 
 /** "15m", "90s", "2h", "500ms", or a bare number of seconds → milliseconds. */
-export function parseDuration(raw: string, name: string): number {
+function parseDuration(raw: string, name: string): number {
   const m = raw.trim().match(/^(\d+(?:\.\d+)?)(ms|s|m|h)?$/);
   if (!m) throw new UsageError(`${name} must be a duration such as 15m, 90s or 3s, got "${raw}"`);
   const n = Number(m[1]);

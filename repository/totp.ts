@@ -4,7 +4,7 @@ import { createHmac } from "node:crypto";
 
 const BASE32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 
-export function base32Decode(s: string): Buffer {
+function base32Decode(s: string): Buffer {
   const clean = s.replace(/[\s=]/g, "").toUpperCase();
   let bits = 0;
   let value = 0;

@@ -83,40 +83,6 @@ function verifyPassword(password: string, stored: string): boolean {
   return timingSafeEqual(actual, expected);
 }
 
-export interface NewUser {
-  username: string;
-  password: string;
-  fullName: string;
-  email: string;
-  tenant: string;
-  roles: string[];
-  temporary?: boolean;
-  expires?: string | null;
-  needsChallenge?: boolean;
-  totpSecret?: string | null;
-}
-
-export function upsertUser(db: Db, u: NewUser): void {
-  db.prepare(
-    `INSERT INTO users (username, password_hash, full_name, email, tenant, roles, temporary, expires, needs_challenge, totp_secret)
-     VALUES (@username, @hash, @fullName, @email, @tenant, @roles, @temporary, @expires, @needsChallenge, @totp)
-     ON CONFLICT (username) DO UPDATE SET password_hash = excluded.password_hash, full_name = excluded.full_name,
-       email = excluded.email, tenant = excluded.tenant, roles = excluded.roles, temporary = excluded.temporary,
-       expires = excluded.expires, needs_challenge = excluded.needs_challenge, totp_secret = excluded.totp_secret`,
-  ).run({
-    username: u.username,
-    hash: hashPassword(u.password),
-    fullName: u.fullName,
-    email: u.email,
-    tenant: u.tenant,
-    roles: JSON.stringify(u.roles),
-    temporary: u.temporary ? 1 : 0,
-    expires: u.expires ?? null,
-    needsChallenge: u.needsChallenge ? 1 : 0,
-    totp: u.totpSecret ?? null,
-  });
-}
-
 export function getUser(db: Db, username: string): User | undefined {
   const r = db.prepare("SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
   return r ? toUser(r) : undefined;

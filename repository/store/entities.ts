@@ -68,12 +68,12 @@ export function getEntity(db: Db, ref: string): EntityRow | undefined {
   return db.prepare("SELECT * FROM entities WHERE ref = ? AND deleted = 0").get(ref) as EntityRow | undefined;
 }
 
-export function getEntityById(db: Db, id: number): EntityRow | undefined {
+function getEntityById(db: Db, id: number): EntityRow | undefined {
   return db.prepare("SELECT * FROM entities WHERE id = ?").get(id) as EntityRow | undefined;
 }
 
 /** Text of all metadata fragments of an entity with the XML tags removed, for the full-text index. */
-export function metadataText(db: Db, ref: string): string {
+function metadataText(db: Db, ref: string): string {
   const rows = db.prepare("SELECT content FROM metadata_fragments WHERE entity_ref = ?").all(ref) as {
     content: string;
   }[];

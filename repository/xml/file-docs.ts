@@ -14,15 +14,15 @@ import { hasOriginalName } from "./versions.js";
  * object, and bitstreams of a generation (wire-formats §2.10).
  */
 
-export function representationUrl(ctx: RenderContext, ioRef: string, type: string, idx: number): string {
+function representationUrl(ctx: RenderContext, ioRef: string, type: string, idx: number): string {
   return `${entityUrl(ctx, "IO", ioRef)}/representations/${encodeURIComponent(type)}/${idx}`;
 }
 
-export function generationUrl(ctx: RenderContext, coRef: string, idx: number): string {
+function generationUrl(ctx: RenderContext, coRef: string, idx: number): string {
   return `${entityUrl(ctx, "CO", coRef)}/generations/${idx}`;
 }
 
-export function bitstreamUrl(ctx: RenderContext, coRef: string, generationIdx: number, idx: number): string {
+function bitstreamUrl(ctx: RenderContext, coRef: string, generationIdx: number, idx: number): string {
   return `${generationUrl(ctx, coRef, generationIdx)}/bitstreams/${idx}`;
 }
 

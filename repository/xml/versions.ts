@@ -41,7 +41,7 @@ export function apiVersion(major: number, minor: number): ApiVersion {
 }
 
 /** Parses "7.7", "v7.7" or "7.7.0" (the patch part is ignored). */
-export function parseVersion(text: string): { major: number; minor: number } | undefined {
+function parseVersion(text: string): { major: number; minor: number } | undefined {
   const m = /^v?(\d{1,3})\.(\d{1,3})(?:\.\d{1,3})?$/.exec(text.trim());
   if (!m) return undefined;
   return { major: Number(m[1]), minor: Number(m[2]) };

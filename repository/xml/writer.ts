@@ -14,14 +14,14 @@ const FORBIDDEN =
 const TEXT_SPECIALS = /[&<>]/;
 const ATTR_SPECIALS = /[&<>"\t\n\r]/;
 
-export function escapeText(s: string): string {
+function escapeText(s: string): string {
   const clean = s.replace(FORBIDDEN, "");
   if (!TEXT_SPECIALS.test(clean)) return clean;
   return clean.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /** Escapes an attribute value; whitespace characters become references so parsers keep them. */
-export function escapeAttr(s: string): string {
+function escapeAttr(s: string): string {
   const clean = s.replace(FORBIDDEN, "");
   if (!ATTR_SPECIALS.test(clean)) return clean;
   return clean
@@ -47,7 +47,7 @@ function attrString(attrs: Attrs | undefined): string {
   return out;
 }
 
-export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
+const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
 
 export class XmlWriter {
   private out: string;
