@@ -5,6 +5,8 @@ import {
   ResourceNotFoundError,
   ResourceTemplate,
 } from "@modelcontextprotocol/server";
+import { isTextMediaType, mediaType } from "../tools/support/file-text.js";
+import { formatBytes } from "../tools/support/text.js";
 import { completeFileIndexes, completeFragments, completeRefs } from "./complete.js";
 import { asResourceError, requireIndex, requireRef } from "./errors.js";
 import type { ResourceRegistrar } from "./types.js";
@@ -21,46 +23,6 @@ export const MAX_RESOURCE_BYTES = 1024 * 1024;
 
 const XML_MIME = "application/xml";
 
-/** Types whose bytes are text a model can read as is. */
-export function isTextLike(mime: string): boolean {
-  const m = mime.toLowerCase();
-  return (
-    m.startsWith("text/") ||
-    /^application\/(xml|json|csv|javascript|x-yaml|yaml|x-sh|sql|rtf|ld\+json)$/.test(m) ||
-    m.endsWith("+xml") ||
-    m.endsWith("+json")
-  );
-}
-
-const BY_EXTENSION: Record<string, string> = {
-  txt: "text/plain",
-  csv: "text/csv",
-  xml: "application/xml",
-  json: "application/json",
-  html: "text/html",
-  htm: "text/html",
-  md: "text/markdown",
-  pdf: "application/pdf",
-  png: "image/png",
-  jpg: "image/jpeg",
-  jpeg: "image/jpeg",
-  tif: "image/tiff",
-  tiff: "image/tiff",
-  gif: "image/gif",
-  wav: "audio/wav",
-  mp3: "audio/mpeg",
-  mp4: "video/mp4",
-  zip: "application/zip",
-};
-
-/** The media type of a file: the service's Content-Type, else a guess from the name. */
-export function mediaType(contentType: string | undefined, filename: string): string {
-  const declared = contentType?.split(";")[0]?.trim().toLowerCase();
-  if (declared && declared !== "application/octet-stream") return declared;
-  const ext = filename.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
-  return (ext && BY_EXTENSION[ext]) || declared || "application/octet-stream";
-}
-
 function charsetOf(contentType: string | undefined): string {
   const cs = contentType?.match(/charset="?([\w-]+)"?/i)?.[1];
   try {
@@ -71,14 +33,10 @@ function charsetOf(contentType: string | undefined): string {
   return "utf-8";
 }
 
-function sizeText(bytes: number): string {
-  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
-}
-
 function tooLarge(uri: string, filename: string, size: number): ProtocolError {
   return new ProtocolError(
     ProtocolErrorCode.InvalidParams,
-    `${filename || "This file"} is ${sizeText(size)}, over the ${sizeText(MAX_RESOURCE_BYTES)} limit for reading a file as a resource; read it in parts with the \`get_file\` tool`,
+    `${filename || "This file"} is ${formatBytes(size)}, over the ${formatBytes(MAX_RESOURCE_BYTES)} limit for reading a file as a resource; read it in parts with the \`get_file\` tool`,
     { uri, reason: "too_large", size, limit: MAX_RESOURCE_BYTES },
   );
 }
@@ -169,7 +127,7 @@ export const registerFileResources: ResourceRegistrar = (server, deps) => {
     }),
     {
       title: "File (bitstream)",
-      description: `The bytes of one file of a content object: text for text formats, base64 otherwise, up to ${sizeText(MAX_RESOURCE_BYTES)}; larger files through the \`get_file\` tool.`,
+      description: `The bytes of one file of a content object: text for text formats, base64 otherwise, up to ${formatBytes(MAX_RESOURCE_BYTES)}; larger files through the \`get_file\` tool.`,
     },
     async (uri, vars, ctx) => {
       const coRef = requireRef(vars.coRef, "coRef", "content object");
@@ -184,7 +142,7 @@ export const registerFileResources: ResourceRegistrar = (server, deps) => {
           tooLarge(uri.href, facts.filename, Math.max(seen, facts.size)),
         );
         const mimeType = mediaType(file.contentType, facts.filename || file.filename || "");
-        if (isTextLike(mimeType)) {
+        if (isTextMediaType(mimeType)) {
           const text = new TextDecoder(charsetOf(file.contentType)).decode(bytes);
           return { contents: [{ uri: uri.href, mimeType, text }] };
         }

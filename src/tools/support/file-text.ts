@@ -2,8 +2,9 @@ import type { Readable } from "node:stream";
 import type { FileFormat } from "../../api/entity.js";
 
 /**
- * Deciding whether a file is text a model can read inline, and reading a bounded slice of it as UTF-8
- * without splitting a character. Binary files are never downloaded by the tools: they get a resource link.
+ * Deciding whether a file is text a model can read inline (by name, identified format or media type), and
+ * reading a bounded slice of it as UTF-8 without splitting a character. Binary files are never downloaded
+ * by the tools: they get a resource link. The bitstream resource uses the same media-type rules.
  */
 
 const TEXT_EXTENSIONS = new Set([
@@ -99,6 +100,24 @@ export function guessMime(filename: string): string | undefined {
   return ext ? MIME_BY_EXTENSION[ext] : undefined;
 }
 
+/** The media type of a file: the service's Content-Type, else a guess from the name. */
+export function mediaType(contentType: string | undefined, filename: string): string {
+  const declared = contentType?.split(";")[0]?.trim().toLowerCase();
+  if (declared && declared !== "application/octet-stream") return declared;
+  return guessMime(filename) || declared || "application/octet-stream";
+}
+
+/** Whether a media type's bytes are text a model can read as is. */
+export function isTextMediaType(mime: string): boolean {
+  const m = mime.toLowerCase();
+  return (
+    m.startsWith("text/") ||
+    /^application\/(xml|json|csv|javascript|x-yaml|yaml|x-sh|sql|rtf)$/.test(m) ||
+    m.endsWith("+xml") ||
+    m.endsWith("+json")
+  );
+}
+
 /** Whether the file's name or identified format says it is text. */
 export function looksLikeText(filename: string, formats: FileFormat[]): boolean {
   const ext = extension(filename);
@@ -110,8 +129,7 @@ export function looksLikeText(filename: string, formats: FileFormat[]): boolean 
 export function binaryContentType(contentType: string | undefined): boolean {
   const t = contentType?.split(";")[0]?.trim().toLowerCase();
   if (!t || t === "application/octet-stream") return false;
-  if (t.startsWith("text/") || t.endsWith("+xml") || t.endsWith("+json")) return false;
-  return !/^application\/(xml|json|csv|x-yaml|yaml|javascript|sql|rtf|x-sh)$/.test(t);
+  return !isTextMediaType(t);
 }
 
 /** Reads at most `max` bytes of a stream, then lets the rest go (the connection is released). */
