@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { UnexpectedResponseError } from "./errors.js";
+import { isNotFound, UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse } from "./http.js";
 import {
   all,
@@ -231,7 +231,7 @@ function startOf(next: string | undefined): number | undefined {
 }
 
 function pageTail(root: XmlElement): Pick<Page<unknown>, "total" | "next" | "nextStart"> {
-  const paging = one(root, "Paging") ?? find(root, "Paging");
+  const paging = find(root, "Paging");
   const next = text(one(paging, "Next"));
   const total = intText(one(paging, "TotalResults")) ?? intText(find(root, "TotalResults"));
   return { total: total ?? 0, ...(next ? { next, nextStart: startOf(next) } : {}) };
@@ -284,22 +284,23 @@ function summary(el: XmlElement): EntitySummary | undefined {
   return { ref, type, title: attr(el, "title") ?? "" };
 }
 
-/** ChildrenResponse → page of children. */
-export function readChildren(doc: XmlElement): Page<EntitySummary> {
+/** A page of entity summaries listed as `<list><item ref type title>` elements. */
+function summaries(doc: XmlElement, list: string, item: string): Page<EntitySummary> {
   const root = expectRoot(doc);
-  const items = all(one(root, "Children") ?? find(root, "Children"), "Child")
+  const items = all(find(root, list), item)
     .map(summary)
     .filter((s): s is EntitySummary => s !== undefined);
   return { items, ...pageTail(root) };
 }
 
+/** ChildrenResponse → page of children. */
+export function readChildren(doc: XmlElement): Page<EntitySummary> {
+  return summaries(doc, "Children", "Child");
+}
+
 /** EntitiesResponse (updated-since, by-identifier) → page of entities. */
 export function readEntities(doc: XmlElement): Page<EntitySummary> {
-  const root = expectRoot(doc);
-  const items = all(one(root, "Entities") ?? find(root, "Entities"), "Entity")
-    .map(summary)
-    .filter((s): s is EntitySummary => s !== undefined);
-  return { items, ...pageTail(root) };
+  return summaries(doc, "Entities", "Entity");
 }
 
 /** IdentifiersResponse → identifiers. */
@@ -321,7 +322,7 @@ export function readIdentifiers(doc: XmlElement): Page<Identifier> {
 export function readLinks(doc: XmlElement): Page<Link> {
   const root = expectRoot(doc);
   const items: Link[] = [];
-  for (const l of all(one(root, "Links") ?? find(root, "Links"), "Link")) {
+  for (const l of all(find(root, "Links"), "Link")) {
     const ref = attr(l, "ref");
     const type = asType(attr(l, "type"));
     if (!ref || !type) continue;
@@ -357,19 +358,17 @@ export function readMetadata(doc: XmlElement, raw: string): MetadataFragment {
 /** RepresentationsResponse → representation references. */
 export function readRepresentations(doc: XmlElement): Page<RepresentationRef> {
   const root = expectRoot(doc);
-  const items = all(one(root, "Representations") ?? find(root, "Representations"), "Representation").map(
-    (r) => {
-      const url = text(r) ?? "";
-      const parts = (tail(url, "/representations/") ?? "").split("/");
-      const name = attr(r, "name");
-      return {
-        type: attr(r, "type") ?? decodeURIComponent(parts[0] ?? ""),
-        ...(name ? { name } : {}),
-        index: Number(parts[1]) || 1,
-        url,
-      };
-    },
-  );
+  const items = all(find(root, "Representations"), "Representation").map((r) => {
+    const url = text(r) ?? "";
+    const parts = (tail(url, "/representations/") ?? "").split("/");
+    const name = attr(r, "name");
+    return {
+      type: attr(r, "type") ?? decodeURIComponent(parts[0] ?? ""),
+      ...(name ? { name } : {}),
+      index: Number(parts[1]) || 1,
+      url,
+    };
+  });
   return { items, ...pageTail(root) };
 }
 
@@ -400,7 +399,7 @@ export function readRepresentation(doc: XmlElement): Representation {
 /** GenerationsResponse → generation references. */
 export function readGenerations(doc: XmlElement): Page<GenerationRef> {
   const root = expectRoot(doc);
-  const items = all(one(root, "Generations") ?? find(root, "Generations"), "Generation").map((g) => {
+  const items = all(find(root, "Generations"), "Generation").map((g) => {
     const url = text(g) ?? "";
     return { index: Number(tail(url, "/generations/")) || 0, active: boolAttr(g, "active") ?? true, url };
   });
@@ -495,7 +494,7 @@ export function readEventActions(doc: XmlElement): Page<EventAction> {
 /** EventsResponse → events. */
 export function readEvents(doc: XmlElement): Page<HistoryEvent> {
   const root = expectRoot(doc);
-  const items = all(one(root, "Events") ?? find(root, "Events"), "Event").map(readEvent);
+  const items = all(find(root, "Events"), "Event").map(readEvent);
   return { items, ...pageTail(root) };
 }
 
@@ -514,8 +513,13 @@ function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V 
 
 const REF = /^[0-9a-fA-F-]{8,64}$/;
 
+/** Whether `ref` has the shape of a service reference (a UUID: hex and dashes); only such refs go into paths. */
+export function looksLikeRef(ref: string): boolean {
+  return REF.test(ref);
+}
+
 function checkRef(ref: string, what = "reference"): string {
-  if (!REF.test(ref)) throw new TypeError(`Not a valid ${what}: "${ref}" (expected a UUID)`);
+  if (!looksLikeRef(ref)) throw new TypeError(`Not a valid ${what}: "${ref}" (expected a UUID)`);
   return ref;
 }
 
@@ -563,6 +567,17 @@ export class EntityApi {
     return { ...res, doc: res.data };
   }
 
+  /** GETs one document and reads it with a pure reader. */
+  private async document<T>(
+    operation: string,
+    path: string,
+    signal: AbortSignal | undefined,
+    reader: (doc: XmlElement, raw: string) => T,
+  ): Promise<T> {
+    const res = await this.xml(operation, path, undefined, signal);
+    return this.read(operation, path, res.status, () => reader(res.doc, res.text ?? ""));
+  }
+
   /** Runs a pure reader, turning a shape it cannot read into an UnexpectedResponseError. */
   private read<T>(operation: string, path: string, status: number, fn: () => T): T {
     try {
@@ -602,11 +617,10 @@ export class EntityApi {
     for (const t of types) {
       const p = this.entityPath(t, ref);
       try {
-        const res = await this.xml("entity.get", p, undefined, signal);
-        return this.read("entity.get", p, res.status, () => readEntity(res.doc));
+        return await this.document("entity.get", p, signal, readEntity);
       } catch (err) {
         lastError = err;
-        if (!(type === undefined && (err as { status?: number }).status === 404)) throw err;
+        if (!(type === undefined && isNotFound(err))) throw err;
       }
     }
     throw lastError;
@@ -627,9 +641,7 @@ export class EntityApi {
       "url" in fragment
         ? fragment.url
         : `${this.entityPath(fragment.type, fragment.ref)}/metadata/${encodeURIComponent(checkRef(fragment.mref, "fragment reference"))}`;
-    const res = await this.xml("entity.metadata", p, undefined, signal);
-    const raw = res.text ?? "";
-    return this.read("entity.metadata", p, res.status, () => readMetadata(res.doc, raw));
+    return this.document("entity.metadata", p, signal, readMetadata);
   }
 
   async identifiers(ref: string, type: EntityType, page: PageRequest = {}): Promise<Page<Identifier>> {
@@ -661,8 +673,7 @@ export class EntityApi {
     signal?: AbortSignal,
   ): Promise<Representation> {
     const p = `${this.entityPath("IO", assetRef)}/representations/${encodeURIComponent(type)}/${index}`;
-    const res = await this.xml("entity.representation", p, undefined, signal);
-    return this.read("entity.representation", p, res.status, () => readRepresentation(res.doc));
+    return this.document("entity.representation", p, signal, readRepresentation);
   }
 
   generations(contentObjectRef: string, page: PageRequest = {}): Promise<Page<GenerationRef>> {
@@ -676,8 +687,7 @@ export class EntityApi {
 
   async generation(contentObjectRef: string, index: number, signal?: AbortSignal): Promise<Generation> {
     const p = `${this.entityPath("CO", contentObjectRef)}/generations/${index}`;
-    const res = await this.xml("entity.generation", p, undefined, signal);
-    return this.read("entity.generation", p, res.status, () => readGeneration(res.doc, index));
+    return this.document("entity.generation", p, signal, (doc) => readGeneration(doc, index));
   }
 
   async bitstream(
@@ -687,8 +697,7 @@ export class EntityApi {
     signal?: AbortSignal,
   ): Promise<Bitstream> {
     const p = `${this.entityPath("CO", contentObjectRef)}/generations/${generation}/bitstreams/${index}`;
-    const res = await this.xml("entity.bitstream", p, undefined, signal);
-    return this.read("entity.bitstream", p, res.status, () => readBitstream(res.doc));
+    return this.document("entity.bitstream", p, signal, readBitstream);
   }
 
   /** The bytes of a bitstream as a stream; `range` asks for part of it (inclusive byte offsets). */
@@ -770,8 +779,7 @@ export class EntityApi {
   /** The service's version (`/versiondetails/version`). */
   async version(signal?: AbortSignal): Promise<ServiceVersion> {
     const p = `${this.base}/versiondetails/version`;
-    const res = await this.xml("entity.version", p, undefined, signal);
-    return this.read("entity.version", p, res.status, () => readVersion(res.doc));
+    return this.document("entity.version", p, signal, readVersion);
   }
 }
 

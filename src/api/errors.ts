@@ -206,3 +206,8 @@ export class UnexpectedResponseError extends ServiceError {
 export function isServiceError(e: unknown): e is ServiceError {
   return e instanceof ServiceError;
 }
+
+/** A ServiceError for a 404: the service has no such thing (or hides it from this user). */
+export function isNotFound(e: unknown): e is ServiceError {
+  return isServiceError(e) && e.isNotFound;
+}

@@ -1,8 +1,9 @@
 import { ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
 import type { Entity, EntityApi, EntitySummary, EntityType } from "../api/entity.js";
+import { isNotFound } from "../api/errors.js";
 import { KIND_OF, spoken, withArticle } from "../tools/support/kinds.js";
 import { completeRefs } from "./complete.js";
-import { asResourceError, isNotFound, requireRef } from "./errors.js";
+import { asResourceError, requireRef } from "./errors.js";
 import type { ResourceRegistrar } from "./types.js";
 import {
   assetUri,

@@ -1,6 +1,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelcontextprotocol/server";
 import type { Logger } from "pino";
-import { isServiceError } from "../api/errors.js";
+import { looksLikeRef } from "../api/entity.js";
+import { isNotFound, isServiceError } from "../api/errors.js";
 import { toUserMessage } from "../tool-errors.js";
 
 /**
@@ -8,9 +9,6 @@ import { toUserMessage } from "../tool-errors.js";
  * `isError` results): a malformed URI variable is InvalidParams, an unknown entity is ResourceNotFoundError,
  * and anything else becomes one short actionable sentence. Status and the service's message go to the log.
  */
-
-/** What the service accepts as a reference (UUIDs; the API client applies the same check). */
-const REF = /^[0-9a-fA-F-]{8,64}$/;
 
 /** A URI template variable as one decoded string (the SDK hands over the raw, still-encoded text). */
 export function variable(value: string | string[] | undefined, name: string): string {
@@ -28,7 +26,7 @@ export function variable(value: string | string[] | undefined, name: string): st
 /** A reference from a URI, or InvalidParams saying how to find a good one. */
 export function requireRef(value: string | string[] | undefined, name: string, what: string): string {
   const ref = variable(value, name);
-  if (!REF.test(ref)) {
+  if (!looksLikeRef(ref)) {
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `"${ref}" is not a valid ${what} reference (expected a UUID); find refs with the \`search\` or \`browse\` tools, or complete the URI's ${name} by title`,
@@ -49,10 +47,6 @@ export function requireIndex(value: string | string[] | undefined, name: string)
     );
   }
   return Number(raw);
-}
-
-export function isNotFound(err: unknown): boolean {
-  return isServiceError(err) && err.status === 404;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   looksLikeText,
   readAtMost,
 } from "../support/file-text.js";
-import { contentObjectsOf, formatLabel, pickGeneration } from "../support/files.js";
+import { compactFormats, contentObjectsOf, formatLabel, pickGeneration } from "../support/files.js";
 import { clip, formatBytes, lines } from "../support/text.js";
 import { fixity, format, READ_ONLY, refParam } from "./params.js";
 
@@ -105,11 +105,7 @@ export default defineTool({
       );
     }
     const facts = await ctx.entity.bitstream(coRef, gen.index, args.bitstream, ctx.signal);
-    const formats = g.formats.map((f) => ({
-      ...(f.puid ? { puid: f.puid } : {}),
-      ...(f.name ? { name: f.name } : {}),
-      ...(f.version ? { version: f.version } : {}),
-    }));
+    const formats = compactFormats(g.formats);
     const uri = bitstreamUri(coRef, gen.index, args.bitstream);
     const filename = facts.filename;
     const base = {

@@ -1,5 +1,5 @@
 import type { Entity, EntityType } from "../../api/entity.js";
-import { isServiceError } from "../../api/errors.js";
+import { isNotFound, isServiceError } from "../../api/errors.js";
 import type { ToolContext } from "../context.js";
 import { UserInputError } from "../define.js";
 import { spoken, withArticle } from "./kinds.js";
@@ -13,10 +13,6 @@ import { clip } from "./text.js";
  */
 
 const ALL_TYPES: readonly EntityType[] = ["IO", "SO", "CO"];
-
-function isNotFound(err: unknown): boolean {
-  return isServiceError(err) && err.status === 404;
-}
 
 async function tryGet(ctx: ToolContext, ref: string, type: EntityType): Promise<Entity | undefined> {
   try {

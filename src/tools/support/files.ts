@@ -107,14 +107,19 @@ export async function generationFacts(
   return {
     generation: gen.index,
     generations: gen.count,
-    formats: g.formats.map((f) => ({
-      ...(f.puid ? { puid: f.puid } : {}),
-      ...(f.name ? { name: f.name } : {}),
-      ...(f.version ? { version: f.version } : {}),
-    })),
+    formats: compactFormats(g.formats),
     bitstreams,
     moreBitstreams: g.bitstreams.length - listed.length,
   };
+}
+
+/** Formats as the tools report them: PUID, name and version, each only when known. */
+export function compactFormats(formats: FileFormat[]): FileFormat[] {
+  return formats.map((f) => ({
+    ...(f.puid ? { puid: f.puid } : {}),
+    ...(f.name ? { name: f.name } : {}),
+    ...(f.version ? { version: f.version } : {}),
+  }));
 }
 
 /** "Plain Text File (x-fmt/111)". */
