@@ -435,18 +435,21 @@ export class HttpClient {
     if (responseType === "buffer") return { status, headers, data: buf };
     const text = buf.toString("utf8");
     if (responseType === "text") return { status, headers, data: text, text };
+    const unreadable = (detail: string, cause: unknown) =>
+      new UnexpectedResponseError({
+        status,
+        operation: req.operation,
+        method: req.method ?? "GET",
+        path: req.path,
+        detail,
+        cause,
+      });
     if (isXmlType(type) || (!type && text.trimStart().startsWith("<"))) {
       try {
         return { status, headers, data: parseXml(text), text };
       } catch (err) {
-        throw new UnexpectedResponseError({
-          status,
-          operation: req.operation,
-          method: req.method ?? "GET",
-          path: req.path,
-          detail: `the reply is not readable XML (${err instanceof XmlParseError ? err.message : "parse error"})`,
-          cause: err,
-        });
+        const why = err instanceof XmlParseError ? err.message : "parse error";
+        throw unreadable(`the reply is not readable XML (${why})`, err);
       }
     }
     if (isJsonType(type)) {
@@ -454,14 +457,7 @@ export class HttpClient {
       try {
         return { status, headers, data: JSON.parse(text) as T, text };
       } catch (err) {
-        throw new UnexpectedResponseError({
-          status,
-          operation: req.operation,
-          method: req.method ?? "GET",
-          path: req.path,
-          detail: "the reply is not readable JSON",
-          cause: err,
-        });
+        throw unreadable("the reply is not readable JSON", err);
       }
     }
     if (type.startsWith("text/") || !type) return { status, headers, data: text, text };

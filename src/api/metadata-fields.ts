@@ -1,11 +1,11 @@
-import { type EntityDecoderOptions, XMLParser, XMLValidator } from "fast-xml-parser";
-import { decodeXmlText, XmlParseError } from "./xml.js";
+import { XMLParser } from "fast-xml-parser";
+import { checkWellFormed, SAFE_PARSER_OPTIONS } from "./xml.js";
 
 /**
  * A descriptive metadata document (Dublin Core and other simple, record-like schemas) as a flat list of
  * name/value pairs in document order: element local names, nested elements as `parent/child`,
- * attributes as `element@attribute`, repeated elements kept where they stand. Parsed with the same safety
- * as xml.ts (no DOCTYPE-declared or external entity is ever expanded), but order-preserving, because a
+ * attributes as `element@attribute`, repeated elements kept where they stand. Parsed with xml.ts's safe
+ * options (no DOCTYPE-declared or external entity is ever expanded), but order-preserving, because a
  * record's order is meaningful and xml.ts's object tree groups repeated elements together.
  */
 
@@ -14,29 +14,13 @@ export interface MetadataField {
   value: string;
 }
 
-const decoder: EntityDecoderOptions = {
-  setExternalEntities: () => {},
-  addInputEntities: () => {},
-  reset: () => {},
-  setXmlVersion: () => {},
-  decode: decodeXmlText,
-};
-
 const parser = new XMLParser({
+  ...SAFE_PARSER_OPTIONS,
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: "",
   textNodeName: "#text",
-  removeNSPrefix: true,
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
   commentPropName: false,
-  processEntities: { enabled: true, maxEntityCount: 100, maxEntitySize: 10_000 },
-  htmlEntities: false,
-  entityDecoder: decoder,
 });
 
 type OrderedNode = Record<string, unknown> & { ":@"?: Record<string, string> };
@@ -53,10 +37,7 @@ function attributesOf(node: OrderedNode): [string, string][] {
 
 /** The document's root element name and its content as fields; throws XmlParseError when not XML. */
 export function metadataFields(xml: string): { root: string; fields: MetadataField[] } {
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) {
-    throw new XmlParseError(`not well-formed XML: ${valid.err.msg.slice(0, 200)} (line ${valid.err.line})`);
-  }
+  checkWellFormed(xml);
   const doc = parser.parse(xml) as OrderedNode[];
   const rootNode = doc.find((n) => elementName(n) !== undefined);
   const root = rootNode ? (elementName(rootNode) as string) : "";

@@ -1,4 +1,4 @@
-import { type EntityDecoderOptions, XMLParser, XMLValidator } from "fast-xml-parser";
+import { type EntityDecoderOptions, type X2jOptions, XMLParser, XMLValidator } from "fast-xml-parser";
 
 /**
  * XML from the service, read safely and by local name.
@@ -85,10 +85,11 @@ const safeEntityDecoder: EntityDecoderOptions = {
   decode: decodeXmlText,
 };
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  textNodeName: "#text",
+/**
+ * What every parser of service XML shares: local names only, every value a string, and the safe entity
+ * decoder. metadata-fields.ts builds its order-preserving parser on the same options.
+ */
+export const SAFE_PARSER_OPTIONS = {
   removeNSPrefix: true,
   parseTagValue: false,
   parseAttributeValue: false,
@@ -99,6 +100,13 @@ const parser = new XMLParser({
   processEntities: { enabled: true, maxEntityCount: 100, maxEntitySize: 10_000 },
   htmlEntities: false,
   entityDecoder: safeEntityDecoder,
+} satisfies X2jOptions;
+
+const parser = new XMLParser({
+  ...SAFE_PARSER_OPTIONS,
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  textNodeName: "#text",
   isArray: (name, _path, _isLeaf, isAttribute) => !isAttribute && LIST_ELEMENTS.has(name),
 });
 
@@ -106,15 +114,22 @@ export class XmlParseError extends Error {
   override readonly name = "XmlParseError";
 }
 
-/** Parses a document; the result maps the root element's local name to the root element. */
-export function parseXml(text: string): XmlElement {
-  // The parser itself is lenient (a mismatched or missing end tag still gives a tree); check first, so a
-  // broken reply is an error rather than a silently wrong answer.
+/**
+ * Throws XmlParseError unless `text` is well-formed. The parser itself is lenient (a mismatched or
+ * missing end tag still gives a tree), so check first: a broken document is an error rather than a
+ * silently wrong answer.
+ */
+export function checkWellFormed(text: string): void {
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     const e = valid.err;
     throw new XmlParseError(`not well-formed XML: ${e.msg.slice(0, 200)} (line ${e.line}, column ${e.col})`);
   }
+}
+
+/** Parses a document; the result maps the root element's local name to the root element. */
+export function parseXml(text: string): XmlElement {
+  checkWellFormed(text);
   try {
     const doc = parser.parse(text) as XmlElement | string;
     if (!doc || typeof doc !== "object") throw new XmlParseError("no root element");
