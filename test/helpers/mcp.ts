@@ -14,7 +14,7 @@ export interface McpHarness {
   /** Calls a tool and returns its structured content; throws with the text when isError. */
   call<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
   /** Calls a tool and returns the raw result (for error assertions). */
-  raw(name: string, args?: Record<string, unknown>): Promise<Awaited<ReturnType<Client["callTool"]>>>;
+  raw(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
 }
 
@@ -25,6 +25,16 @@ export interface McpHarnessOptions {
   /** Share an already running repository (not closed by the harness). */
   repo?: RunningRepository;
   tokenTtlMs?: number;
+}
+
+type ToolResult = Awaited<ReturnType<Client["callTool"]>>;
+
+/** The text blocks of a tool result, joined by newlines (resource links and other blocks left out). */
+export function textOf(res: ToolResult): string {
+  return (res.content as { type: string; text?: string }[])
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("\n");
 }
 
 /**
@@ -59,10 +69,7 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
     raw,
     async call<T>(name: string, args: Record<string, unknown> = {}) {
       const res = await raw(name, args);
-      if (res.isError) {
-        const text = (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join(" ");
-        throw new Error(`${name} failed: ${text}`);
-      }
+      if (res.isError) throw new Error(`${name} failed: ${textOf(res)}`);
       return res.structuredContent as T;
     },
     async close() {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { ancestorsOf, childrenOf, DEMO, entity, readerSees } from "./demo-facts.js";
 
 interface Item {
@@ -15,10 +15,6 @@ interface Answer {
   total: number;
   hasMore: boolean;
   nextCursor?: string;
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 const KIND: Record<string, string> = { SO: "folder", IO: "asset", CO: "content_object" };
@@ -53,7 +49,7 @@ describe("browse", () => {
     const closed = DEMO.rootFolders.find((f) => f.securityTag === "closed");
     const res = await reader.raw("browse", { ref: closed?.ref });
     expect(res.isError).toBe(true);
-    expect(text(res)).toMatch(/permission/);
+    expect(textOf(res)).toMatch(/permission/);
   });
 
   it("gives breadcrumbs from the top down to the folder, and its children", async () => {
@@ -68,7 +64,7 @@ describe("browse", () => {
     );
     const res = await mcp.raw("browse", { ref: folder });
     const path = [...ancestorsOf(folder), entity(folder)].map((c) => c.title).join("/");
-    expect(text(res).split("\n")[0]).toBe(`/${path}: ${a.total} items in folder ${folder}`);
+    expect(textOf(res).split("\n")[0]).toBe(`/${path}: ${a.total} items in folder ${folder}`);
   });
 
   it("pages the largest folder to the end with a cursor, the total stable and every child once", async () => {
@@ -106,14 +102,14 @@ describe("browse", () => {
   it("turns an asset ref, an unknown ref and a malformed ref into advice", async () => {
     const asset = await mcp.raw("browse", { ref: DEMO.refs.pdfAsset });
     expect(asset.isError).toBe(true);
-    expect(text(asset)).toBe(
+    expect(textOf(asset)).toBe(
       `${DEMO.refs.pdfAsset} is an asset ("${entity(DEMO.refs.pdfAsset).title}"), not a folder. Assets hold files, not children: use \`get_entity\` with include files, or \`get_file\`.`,
     );
     const unknown = await mcp.raw("browse", { ref: "00000000-0000-4000-8000-000000000000" });
-    expect(text(unknown)).toMatch(
+    expect(textOf(unknown)).toMatch(
       /^Nothing with ref 00000000-0000-4000-8000-000000000000 exists.*`search` or `browse`/,
     );
     const malformed = await mcp.raw("browse", { ref: "/Harbour Town Council" });
-    expect(text(malformed)).toMatch(/is not a ref; refs are UUIDs/);
+    expect(textOf(malformed)).toMatch(/is not a ref; refs are UUIDs/);
   });
 });

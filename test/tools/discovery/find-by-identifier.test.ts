@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { assetNode, DEMO, entity, nodeOf } from "./demo-facts.js";
 
 interface Answer {
@@ -7,10 +7,6 @@ interface Answer {
   total: number;
   hasMore: boolean;
   nextCursor?: string;
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 describe("find_by_identifier", () => {
@@ -54,7 +50,7 @@ describe("find_by_identifier", () => {
     const res = await reader.raw("find_by_identifier", { value: code });
     expect(res.isError).toBeFalsy();
     expect(res.structuredContent).toMatchObject({ entities: [], total: 0 });
-    expect(text(res)).toMatch(
+    expect(textOf(res)).toMatch(
       /^No entity you may see has identifier ".+"\. Values match exactly; try `search`/,
     );
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addIdentifier, insertEntity } from "../../../repository/store/entities.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
@@ -32,10 +32,6 @@ interface Answer {
   }[];
   events?: { date: string; type: string; action: string; user: string; eventRef: string }[];
   omitted?: Record<string, number>;
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 describe("get_entity", () => {
@@ -75,7 +71,7 @@ describe("get_entity", () => {
     const co = DEMO.entities.find((e) => e.type === "CO" && e.parentRef === DEMO.refs.textAsset);
     const a = await mcp.call<Answer>("get_entity", { ref: co?.ref, type: "content_object" });
     expect(a.entity).toMatchObject({ type: "content_object", parentRef: DEMO.refs.textAsset });
-    expect(text(await mcp.raw("get_entity", { ref: co?.ref }))).toMatch(`in asset ${DEMO.refs.textAsset}`);
+    expect(textOf(await mcp.raw("get_entity", { ref: co?.ref }))).toMatch(`in asset ${DEMO.refs.textAsset}`);
   });
 
   it("lists files with formats, sizes and fixities that match the seed's bytes", async () => {
@@ -100,7 +96,7 @@ describe("get_entity", () => {
     const res = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, include: ["files"] });
     expect(res.isError).toBeFalsy();
     expect(res.structuredContent).not.toHaveProperty("files");
-    expect(text(res)).toMatch(/Files: folders hold none; `browse` lists its assets\./);
+    expect(textOf(res)).toMatch(/Files: folders hold none; `browse` lists its assets\./);
   });
 
   it("gives identifiers and links in both directions", async () => {
@@ -156,23 +152,23 @@ describe("get_entity", () => {
     const a = res.structuredContent as unknown as Answer;
     expect(a.identifiers).toHaveLength(20);
     expect(a.omitted).toEqual({ identifiers: 5 });
-    expect(text(res)).toMatch(/… and 5 more/);
+    expect(textOf(res)).toMatch(/… and 5 more/);
   });
 
   it("tells a reader they may not see closed material, and explains refs that do not fit", async () => {
     const closed = await reader.raw("get_entity", { ref: DEMO.refs.closedAsset });
     expect(closed.isError).toBe(true);
-    expect(text(closed)).toMatch(/^You do not have permission for this/);
-    expect(text(closed)).not.toMatch(entity(DEMO.refs.closedAsset).title);
+    expect(textOf(closed)).toMatch(/^You do not have permission for this/);
+    expect(textOf(closed)).not.toMatch(entity(DEMO.refs.closedAsset).title);
     const staff = await reader.raw("get_entity", { ref: DEMO.refs.staffAsset });
-    expect(text(staff)).toMatch(/permission/);
+    expect(textOf(staff)).toMatch(/permission/);
 
     const wrongType = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, type: "asset" });
-    expect(text(wrongType)).toMatch(/is a folder \("Photographs"\), not an asset\./);
+    expect(textOf(wrongType)).toMatch(/is a folder \("Photographs"\), not an asset\./);
     const missing = await mcp.raw("get_entity", { ref: "11111111-2222-4333-8444-555555555555" });
-    expect(text(missing)).toMatch(/^Nothing with ref 11111111-2222-4333-8444-555555555555 exists/);
+    expect(textOf(missing)).toMatch(/^Nothing with ref 11111111-2222-4333-8444-555555555555 exists/);
     const malformed = await mcp.raw("get_entity", { ref: "Photographs" });
-    expect(text(malformed)).toMatch(/"Photographs" is not a ref/);
+    expect(textOf(malformed)).toMatch(/"Photographs" is not a ref/);
     const include = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, include: ["everything"] });
     expect(include.isError).toBe(true);
   });
@@ -183,7 +179,7 @@ describe("get_entity", () => {
       include: ["identifiers", "metadata", "files", "links", "events"],
     });
     expect(res.isError).toBeFalsy();
-    expect(text(res).length).toBeLessThan(4000);
+    expect(textOf(res).length).toBeLessThan(4000);
     expect(JSON.stringify(res.structuredContent).length).toBeLessThan(6000);
   });
 });

@@ -7,7 +7,7 @@ import {
   insertEntity,
 } from "../../../repository/store/entities.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
@@ -30,12 +30,6 @@ interface Answer {
 }
 type Raw = Awaited<ReturnType<McpHarness["raw"]>>;
 
-function text(res: Raw): string {
-  return (res.content as { type: string; text?: string }[])
-    .filter((c) => c.type === "text")
-    .map((c) => c.text ?? "")
-    .join("\n");
-}
 function links(res: Raw) {
   return (res.content as { type: string; uri?: string; mimeType?: string; name?: string }[]).filter(
     (c) => c.type === "resource_link",
@@ -114,7 +108,7 @@ describe("get_file", () => {
     expect(a.formats[0]?.puid).toBe("x-fmt/111");
     expect(a.mimeType).toBe("text/plain");
     expect(a.uri).toBe(bitstreamUri(a.contentObject, 1, 1));
-    expect(text(res)).toContain(seed.bytes.toString("utf8"));
+    expect(textOf(res)).toContain(seed.bytes.toString("utf8"));
     expect(links(res)).toEqual([]);
   });
 
@@ -131,10 +125,10 @@ describe("get_file", () => {
         mimeType: "image/png",
       }),
     ]);
-    expect(text(res)).toMatch(
+    expect(textOf(res)).toMatch(
       /Not text, so not shown inline\. Read the bytes as the resource preservation:\/\/bitstream\//,
     );
-    expect(text(res).length).toBeLessThan(1500);
+    expect(textOf(res).length).toBeLessThan(1500);
   });
 
   it("chooses the access copy when asked, and a content object directly", async () => {
@@ -152,7 +146,7 @@ describe("get_file", () => {
     expect(direct.filename).toBe(seed.filename);
     expect(direct.asset).toBeUndefined();
     const none = await mcp.raw("get_file", { ref: DEMO.refs.textAsset, representation: "Access" });
-    expect(text(none)).toMatch(/has no Access copy; it has: Preservation\./);
+    expect(textOf(none)).toMatch(/has no Access copy; it has: Preservation\./);
   });
 
   it("says how many other files the copy has", async () => {
@@ -175,7 +169,7 @@ describe("get_file", () => {
         break;
       }
       expect(a.truncated).toBe(true);
-      expect(text(res)).toMatch(`call again with offset ${a.nextOffset}`);
+      expect(textOf(res)).toMatch(`call again with offset ${a.nextOffset}`);
       expect(links(res)).toHaveLength(1);
       offset = a.nextOffset;
     }
@@ -208,25 +202,25 @@ describe("get_file", () => {
     expect(first).toMatchObject({ generation: 1, filename: "log-v1.txt", text: "first version\n" });
     const binary = await mcp.raw("get_file", { ref: fixture.co, bitstream: 2 });
     expect((binary.structuredContent as unknown as Answer).text).toBeUndefined();
-    expect(text(binary)).toMatch(/does not decode as text/);
+    expect(textOf(binary)).toMatch(/does not decode as text/);
     expect(links(binary)).toHaveLength(1);
 
     const noGen = await mcp.raw("get_file", { ref: fixture.co, generation: 7 });
-    expect(text(noGen)).toBe(`Content object ${fixture.co} has no generation 7; it has 1, 2.`);
+    expect(textOf(noGen)).toBe(`Content object ${fixture.co} has no generation 7; it has 1, 2.`);
     const noFile = await mcp.raw("get_file", { ref: fixture.co, bitstream: 3 });
-    expect(text(noFile)).toMatch(/has no file 3; it has 2 \(1: log\.txt, 2: not-really-text\.txt\)/);
+    expect(textOf(noFile)).toMatch(/has no file 3; it has 2 \(1: log\.txt, 2: not-really-text\.txt\)/);
     const past = await mcp.raw("get_file", { ref: fixture.co, offset: UNICODE.length });
-    expect(text(past)).toMatch(/is past the end of log\.txt/);
+    expect(textOf(past)).toMatch(/is past the end of log\.txt/);
   });
 
   it("answers a folder ref with what to do instead, and refuses a reader closed files", async () => {
     const folder = await mcp.raw("get_file", { ref: DEMO.refs.photographs });
     expect(folder.isError).toBe(true);
-    expect(text(folder)).toBe(
+    expect(textOf(folder)).toBe(
       `${DEMO.refs.photographs} is a folder ("${entity(DEMO.refs.photographs).title}"), not an asset or content object. Folders hold no files: list its assets with \`browse\`, then pass an asset ref.`,
     );
     const closed = await reader.raw("get_file", { ref: DEMO.refs.closedAsset });
-    expect(text(closed)).toMatch(/^You do not have permission/);
+    expect(textOf(closed)).toMatch(/^You do not have permission/);
     const big = await mcp.raw("get_file", { ref: DEMO.refs.textAsset, maxBytes: 1_000_000 });
     expect(big.isError).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { DEMO, entity, readerSees } from "./demo-facts.js";
 
 interface Answer {
@@ -9,10 +9,6 @@ interface Answer {
   total: number;
   hasMore: boolean;
   nextCursor?: string;
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 async function everyChange(mcp: McpHarness, args: Record<string, unknown>) {
@@ -86,10 +82,10 @@ describe("list_changes", () => {
   it("says plainly when nothing changed, and explains bad dates", async () => {
     const res = await mcp.raw("list_changes", { since: "2099-01-01" });
     expect(res.structuredContent).toMatchObject({ entities: [], total: 0, hasMore: false });
-    expect(text(res)).toBe("Nothing you may see changed from 2099-01-01T00:00:00.000Z onwards.");
+    expect(textOf(res)).toBe("Nothing you may see changed from 2099-01-01T00:00:00.000Z onwards.");
     const bad = await mcp.raw("list_changes", { since: "yesterday" });
-    expect(text(bad)).toMatch(/since "yesterday" is not a date/);
+    expect(textOf(bad)).toMatch(/since "yesterday" is not a date/);
     const upside = await mcp.raw("list_changes", { since: "2025-02", until: "2025-01" });
-    expect(text(upside)).toMatch(/since is after until/);
+    expect(textOf(upside)).toMatch(/since is after until/);
   });
 });

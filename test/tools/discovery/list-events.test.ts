@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { DEMO, entity } from "./demo-facts.js";
 
 interface Row {
@@ -16,10 +16,6 @@ interface Answer {
   total: number;
   hasMore: boolean;
   nextCursor?: string;
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 async function everyEvent(
@@ -103,7 +99,7 @@ describe("list_events", () => {
     expect(a.events.map((e) => e.action)).toEqual(["AddLink", "command_create"]);
     expect(a.events.every((e) => e.entityRef === undefined)).toBe(true);
     const res = await mcp.raw("list_events", { ref });
-    expect(text(res).split("\n")[0]).toBe(`2 events on asset "${entity(ref).title}" ${ref}, newest first:`);
+    expect(textOf(res).split("\n")[0]).toBe(`2 events on asset "${entity(ref).title}" ${ref}, newest first:`);
     const ingest = await mcp.call<Answer>("list_events", { ref, types: ["ingest"] });
     expect(ingest.events.map((e) => [e.type, e.action])).toEqual([["Ingest", "command_create"]]);
     expect(ingest.total).toBe(1);
@@ -126,18 +122,18 @@ describe("list_events", () => {
     expect(theirs.total).toBeLessThan(DEMO.counts.events);
     expect(theirs.rows.every((r) => all.some((e) => e.eventRef === r.eventRef))).toBe(true);
     const closed = await reader.raw("list_events", { ref: DEMO.refs.closedAsset });
-    expect(text(closed)).toMatch(/^You do not have permission/);
+    expect(textOf(closed)).toMatch(/^You do not have permission/);
   });
 
   it("explains conflicting or malformed arguments", async () => {
     const both = await mcp.raw("list_events", { ref: DEMO.refs.pdfAsset, event: all[0]?.eventRef });
-    expect(text(both)).toMatch(/either ref .* or event .*, not both/);
+    expect(textOf(both)).toMatch(/either ref .* or event .*, not both/);
     const filtered = await mcp.raw("list_events", { event: all[0]?.eventRef, user: "curator" });
-    expect(text(filtered)).toMatch(/Filters apply to lists of events/);
+    expect(textOf(filtered)).toMatch(/Filters apply to lists of events/);
     const date = await mcp.raw("list_events", { from: "2025-02-30" });
-    expect(text(date)).toMatch(/from "2025-02-30" is not a real date/);
+    expect(textOf(date)).toMatch(/from "2025-02-30" is not a real date/);
     const cursor = await mcp.call<Answer>("list_events", { limit: 2 });
     const reuse = await mcp.raw("list_events", { types: ["Ingest"], cursor: cursor.nextCursor });
-    expect(text(reuse)).toMatch(/different question/);
+    expect(textOf(reuse)).toMatch(/different question/);
   });
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCESSION_SCHEMA, OAI_DC_SCHEMA } from "../../../repository/seed/metadata.js";
 import { addFragment } from "../../../repository/store/entities.js";
 import { metadataUri } from "../../../src/resources/uris.js";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { assetNode, DEMO, entity, NODES } from "./demo-facts.js";
 
 interface Answer {
@@ -15,10 +15,6 @@ interface Answer {
   truncated: boolean;
   size: number;
   uri: string;
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 const values = (a: Answer, name: string) =>
@@ -74,7 +70,7 @@ describe("read_metadata", () => {
     const ref = DEMO.refs.interviewDoyle;
     const none = await mcp.raw("read_metadata", { ref });
     expect(none.isError).toBe(true);
-    expect(text(none)).toMatch(
+    expect(textOf(none)).toMatch(
       /has 2 fragments; pass mref or schema: oai_dc [0-9a-f-]{36}, accession [0-9a-f-]{36}\./,
     );
 
@@ -88,11 +84,11 @@ describe("read_metadata", () => {
     expect(byMref.fields).toEqual(byName.fields);
 
     const otherMref = await mcp.raw("read_metadata", { ref, mref: "00000000-0000-4000-8000-000000000000" });
-    expect(text(otherMref)).toMatch(
+    expect(textOf(otherMref)).toMatch(
       /has no fragment 00000000-0000-4000-8000-000000000000; its fragments: oai_dc/,
     );
     const otherSchema = await mcp.raw("read_metadata", { ref, schema: "mods" });
-    expect(text(otherSchema)).toMatch(
+    expect(textOf(otherSchema)).toMatch(
       /has no fragments of schema "mods"; its fragments are: oai_dc .*, accession/,
     );
   });
@@ -102,7 +98,7 @@ describe("read_metadata", () => {
     expect(bare).toBeDefined();
     const res = await mcp.raw("read_metadata", { ref: bare?.ref });
     expect(res.isError).toBe(true);
-    expect(text(res)).toBe(
+    expect(textOf(res)).toBe(
       `The asset "${entity(bare?.ref as string).title}" has no metadata fragments; its title and description are in \`get_entity\`.`,
     );
   });
@@ -116,7 +112,7 @@ describe("read_metadata", () => {
     expect(a.truncated).toBe(true);
     expect(a.xml?.length).toBe(16_000);
     expect(a.size).toBeGreaterThan(16_000);
-    expect(text(xml)).toMatch(
+    expect(textOf(xml)).toMatch(
       /\[cut at 16,000 of [\d,]+ characters; the whole document is the resource preservation:\/\/metadata\//,
     );
 
@@ -128,13 +124,13 @@ describe("read_metadata", () => {
       { name: "note", value: "Long note 0" },
     ]);
     expect(f.truncated).toBe(true);
-    expect(text(fields)).toMatch(/… and 3800 more fields/);
+    expect(textOf(fields)).toMatch(/… and 3800 more fields/);
   });
 
   it("refuses a reader closed metadata, and explains bad refs", async () => {
     const closed = await reader.raw("read_metadata", { ref: DEMO.refs.closedAsset });
-    expect(text(closed)).toMatch(/^You do not have permission/);
+    expect(textOf(closed)).toMatch(/^You do not have permission/);
     const bad = await mcp.raw("read_metadata", { ref: DEMO.refs.byeLaw1858, mref: "dc" });
-    expect(text(bad)).toMatch(/"dc" is not a ref/);
+    expect(textOf(bad)).toMatch(/"dc" is not a ref/);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { assetNode, DEMO, descendantsOf, entity, readerSees } from "./demo-facts.js";
 
 interface Hit {
@@ -15,10 +15,6 @@ interface Answer {
   hasMore: boolean;
   nextCursor?: string;
   facets?: { field: string; values: { value: string; count: number }[]; more?: number }[];
-}
-
-function text(res: Awaited<ReturnType<McpHarness["raw"]>>): string {
-  return (res.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("\n");
 }
 
 /** Every hit of a search, following cursors; checks the total is the same on every page. */
@@ -144,20 +140,20 @@ describe("search", () => {
   it("explains a field name that does not exist, with the near one", async () => {
     const res = await mcp.raw("search", { fields: [{ field: "oai_dc.subjects", values: ["x"] }] });
     expect(res.isError).toBe(true);
-    expect(text(res)).toMatch(
+    expect(textOf(res)).toMatch(
       /"oai_dc\.subjects" \(in fields\) is not an indexed field\. Did you mean oai_dc\.subject\?/,
     );
     const facet = await mcp.raw("search", { facets: ["subject"] });
-    expect(text(facet)).toMatch(/not an indexed field.*oai_dc\.subject/);
+    expect(textOf(facet)).toMatch(/not an indexed field.*oai_dc\.subject/);
   });
 
   it("refuses a cursor from another question and a garbled one", async () => {
     const first = await mcp.call<Answer>("search", { type: "asset", limit: 5 });
     const other = await mcp.raw("search", { type: "folder", cursor: first.nextCursor });
     expect(other.isError).toBe(true);
-    expect(text(other)).toMatch(/different question/);
+    expect(textOf(other)).toMatch(/different question/);
     const garbled = await mcp.raw("search", { cursor: "not-a-cursor" });
-    expect(text(garbled)).toMatch(/not one this tool returned/);
+    expect(textOf(garbled)).toMatch(/not one this tool returned/);
     // The page size may change between pages: the cursor stays valid.
     const second = await mcp.call<Answer>("search", { type: "asset", limit: 7, cursor: first.nextCursor });
     expect(second.hits[0]?.ref).not.toBe(first.hits[0]?.ref);
@@ -166,25 +162,25 @@ describe("search", () => {
   it("says what is wrong with a bad ref, a wrong kind of ref, and bad dates", async () => {
     const bad = await mcp.raw("search", { within: "Council Minutes" });
     expect(bad.isError).toBe(true);
-    expect(text(bad)).toMatch(/"Council Minutes" is not a ref; refs are UUIDs.*`search` or `browse`/);
+    expect(textOf(bad)).toMatch(/"Council Minutes" is not a ref; refs are UUIDs.*`search` or `browse`/);
     const asset = await mcp.raw("search", { within: DEMO.refs.pdfAsset });
-    expect(text(asset)).toMatch(/is an asset \(".+"\), not a folder\. `within` takes a folder/);
+    expect(textOf(asset)).toMatch(/is an asset \(".+"\), not a folder\. `within` takes a folder/);
     const date = await mcp.raw("search", { createdFrom: "last tuesday" });
-    expect(text(date)).toMatch(/createdFrom "last tuesday" is not a date; use a date like 2025/);
+    expect(textOf(date)).toMatch(/createdFrom "last tuesday" is not a date; use a date like 2025/);
     const upside = await mcp.raw("search", { createdFrom: "2025", createdTo: "2024" });
-    expect(text(upside)).toMatch(/createdFrom is after createdTo/);
+    expect(textOf(upside)).toMatch(/createdFrom is after createdTo/);
   });
 
   it("answers nothing found in words that suggest what to try", async () => {
     const res = await mcp.raw("search", { query: "zzqqxx" });
     expect(res.isError).toBeFalsy();
     expect(res.structuredContent).toMatchObject({ hits: [], total: 0, hasMore: false });
-    expect(text(res)).toMatch(/^No matches for "zzqqxx"\. Try/);
+    expect(textOf(res)).toMatch(/^No matches for "zzqqxx"\. Try/);
   });
 
   it("keeps a default answer compact", async () => {
     const res = await mcp.raw("search", { query: "harbour", facets: ["oai_dc.subject"] });
-    expect(text(res).length).toBeLessThan(6000);
-    expect(text(res)).toMatch(/Showing 1–20 of \d+; for more, call again with cursor "/);
+    expect(textOf(res).length).toBeLessThan(6000);
+    expect(textOf(res)).toMatch(/Showing 1–20 of \d+; for more, call again with cursor "/);
   });
 });
