@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FragmentRef } from "../../api/entity.js";
-import { metadataFields } from "../../api/metadata-fields.js";
+import { type MetadataField, metadataFields } from "../../api/metadata-fields.js";
+import { XmlParseError } from "../../api/xml.js";
 import { metadataUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
@@ -46,6 +47,18 @@ const output = z.object({
 
 function listFragments(fragments: FragmentRef[]): string {
   return fragments.map((f) => `${schemaName(f.schema)} ${f.mref}`).join(", ");
+}
+
+/** The document's fields; a stored document that is not XML has none, and the model is told what to do. */
+function fieldsOrExplain(document: string, what: string): MetadataField[] {
+  try {
+    return metadataFields(document).fields;
+  } catch (err) {
+    if (!(err instanceof XmlParseError)) throw err;
+    throw new UserInputError(
+      `${what} cannot be read as fields: ${err.message}. Read it verbatim with format "xml".`,
+    );
+  }
 }
 
 export default defineTool({
@@ -111,7 +124,7 @@ export default defineTool({
       return { structured: { ...base, xml, truncated }, text: lines(`${head}:`, xml, cut) };
     }
 
-    const { fields: all } = metadataFields(doc.document);
+    const all = fieldsOrExplain(doc.document, `Fragment ${f.mref} of the ${where}`);
     const fields = all.slice(0, MAX_FIELDS).map((x) => ({
       name: x.name,
       value: x.value.length > MAX_FIELD_CHARS ? `${x.value.slice(0, MAX_FIELD_CHARS)}… [cut]` : x.value,

@@ -127,6 +127,17 @@ describe("read_metadata", () => {
     expect(textOf(fields)).toMatch(/… and 3800 more fields/);
   });
 
+  it("says what to do with a stored document that is not XML, and still shows it verbatim", async () => {
+    const ref = DEMO.refs.pdfAsset;
+    const notXml = "Accession notes: box 4 <unsorted & undated";
+    const mref = addFragment(mcp.repo.svc.db, ref, "urn:example:notes", notXml);
+    const fields = await mcp.raw("read_metadata", { ref, mref });
+    expect(fields.isError).toBe(true);
+    expect(textOf(fields)).toMatch(/not well-formed XML.*format "xml"/);
+    const xml = await mcp.call<Answer>("read_metadata", { ref, mref, format: "xml" });
+    expect(xml.xml).toBe(notXml);
+  });
+
   it("refuses a reader closed metadata, and explains bad refs", async () => {
     const closed = await reader.raw("read_metadata", { ref: DEMO.refs.closedAsset });
     expect(textOf(closed)).toMatch(/^You do not have permission/);
