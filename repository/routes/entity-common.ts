@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
+import { utcInstant } from "../dates.js";
 import { parsePaging } from "../paging.js";
 import { isUuid } from "../params.js";
 import { Permission } from "../store/auth.js";
@@ -140,15 +141,11 @@ export function isoParam(c: EntityContext, name: string, required: boolean): str
     }
     return null;
   }
-  const text = raw.trim().replace(/ (\d{2}:?\d{2})$/, "+$1");
-  const m = /^(\d{4}-\d{2}-\d{2})(?:(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
-  // Dates without a zone are UTC (the service's clock), not the server's local time.
-  const zone = m?.[3] ? (m[3] === "Z" ? "Z" : `${m[3].slice(0, 3)}:${m[3].slice(-2)}`) : "Z";
-  const ms = m ? Date.parse(`${m[1]}${m[2] ?? "T00:00:00"}${zone}`) : Number.NaN;
-  if (Number.isNaN(ms)) {
+  const instant = utcInstant(raw.trim().replace(/ (\d{2}:?\d{2})$/, "+$1"));
+  if (instant === undefined) {
     throw new HTTPException(400, {
       message: `Parameter ${name} must be an ISO 8601 date such as 2024-01-31 or 2024-01-31T12:00:00Z, got "${raw}"`,
     });
   }
-  return new Date(ms).toISOString();
+  return instant;
 }

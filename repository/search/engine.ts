@@ -1,3 +1,4 @@
+import { utcInstant } from "../dates.js";
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import { ensureDublinCoreIndex } from "./dublin-core.js";
@@ -154,6 +155,15 @@ function afterPeriod(value: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A range bound as stored dates are written (UTC, milliseconds) when it has a time, so that text
+ * comparison compares instants (`10:00+01:00` is `09:00:00.000Z`); a bare year, month or day stays as
+ * written, since its prefix already compares correctly.
+ */
+function storedBound(bound: string): string {
+  return bound.includes("T") ? (utcInstant(bound) ?? bound) : bound;
+}
+
 function createdClause(value: string): Clause {
   const range = value.trim().match(/^\[\s*(\S+)\s+TO\s+(\S+)\s*\]$/i);
   if (range) {
@@ -169,12 +179,12 @@ function createdClause(value: string): Clause {
     }
     if (from !== "*") {
       conds.push("e.created >= ?");
-      params.push(from);
+      params.push(storedBound(from));
     }
     if (until !== "*") {
       const after = afterPeriod(until);
       conds.push(after === undefined ? "e.created <= ?" : "e.created < ?");
-      params.push(after ?? until);
+      params.push(after ?? storedBound(until));
     }
     return { sql: conds.length ? conds.join(" AND ") : "1", params };
   }

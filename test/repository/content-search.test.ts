@@ -237,6 +237,14 @@ describe("field filters", () => {
     expect(day.objectIds).toContain(objectId(fx.chart));
     const year = await search([{ name: "xip.created", values: ["2022"] }], { token: managerToken });
     expect(sorted(year.objectIds)).toEqual(sorted([objectId(fx.letter), objectId(fx.secret)]));
+    // Bounds with a time compare as instants, whatever their zone or precision (chart: 09:00:00.000Z).
+    for (const bounds of [
+      "[2020-03-01T10:00:00+01:00 TO 2020-03-01T09:00:00Z]",
+      "[2020-03-01T09:00Z TO 2020-03-01T09:00]",
+    ]) {
+      const instant = await search([{ name: "xip.created", values: [bounds] }]);
+      expect(instant.objectIds, bounds).toEqual([objectId(fx.chart)]);
+    }
     const bad = await call("search", {
       q: { q: "%", fields: [{ name: "xip.created", values: ["last week"] }] },
     });
