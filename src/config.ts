@@ -2,13 +2,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { LOG_LEVELS, type LogLevel } from "./log.js";
 
 /**
  * The MCP server's configuration: environment variables with matching flags, validated by one zod schema.
  * The README's configuration table lists exactly these (keep them in step).
  */
-
-const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const booleanText = z
   .string()
@@ -61,7 +60,7 @@ export interface Config {
   tenant?: string;
   readOnly: boolean;
   toolsets: string[];
-  logLevel: (typeof LOG_LEVELS)[number];
+  logLevel: LogLevel;
   dataDir: string;
   maxSessionMins: number;
   http: { enabled: boolean; host: string; port: number; token?: string };
@@ -80,7 +79,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   "data-dir": "PRESERVATION_DATA_DIR",
 };
 
-/** Where the embedded default keeps its data: $PRESERVATION_DATA_DIR, $XDG_DATA_HOME/preservation-mcp, ~/.local/share/... */
+/** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
 export function defaultDataDir(env: NodeJS.ProcessEnv): string {
   if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "preservation-mcp");
   return join(homedir(), ".local", "share", "preservation-mcp");

@@ -114,6 +114,16 @@ function body(res: HttpResponse): Json {
   return res.data && typeof res.data === "object" && !Array.isArray(res.data) ? (res.data as Json) : {};
 }
 
+/** The form of a password login (login and acquire-temp-user take the same). */
+function credentials(p: LoginParams): Record<string, string | undefined> {
+  return {
+    username: p.username,
+    password: p.password,
+    tenant: p.tenant,
+    includeUserDetails: p.includeUserDetails === false ? undefined : "true",
+  };
+}
+
 export class AuthApi {
   constructor(private readonly http: HttpClient) {}
 
@@ -172,32 +182,14 @@ export class AuthApi {
   }
 
   login(p: LoginParams): Promise<LoginOutcome> {
-    return this.post(
-      "auth.login",
-      `${BASE}/login`,
-      {
-        username: p.username,
-        password: p.password,
-        tenant: p.tenant,
-        includeUserDetails: p.includeUserDetails === false ? undefined : "true",
-      },
-      { signal: p.signal },
-    );
+    return this.post("auth.login", `${BASE}/login`, credentials(p), { signal: p.signal });
   }
 
   /** Login for temporary users; answers `needs.email.challenge` when a challenge code was sent. */
   acquireTempUser(p: LoginParams): Promise<LoginOutcome> {
-    return this.post(
-      "auth.acquireTempUser",
-      `${BASE}/acquire-temp-user`,
-      {
-        username: p.username,
-        password: p.password,
-        tenant: p.tenant,
-        includeUserDetails: p.includeUserDetails === false ? undefined : "true",
-      },
-      { signal: p.signal },
-    );
+    return this.post("auth.acquireTempUser", `${BASE}/acquire-temp-user`, credentials(p), {
+      signal: p.signal,
+    });
   }
 
   /** Finishes an e-mail challenge with the code from the message. */
