@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { indexDublinCore } from "../search/dublin-core.js";
+import { walkXml } from "../search/xml.js";
 import type { StoredBlob } from "./content-store.js";
 import type { Db } from "./db.js";
 
@@ -72,19 +73,29 @@ function getEntityById(db: Db, id: number): EntityRow | undefined {
   return db.prepare("SELECT * FROM entities WHERE id = ?").get(id) as EntityRow | undefined;
 }
 
-/** Text of all metadata fragments of an entity with the XML tags removed, for the full-text index. */
+/**
+ * The words of one stored metadata document for the full-text index: the text of its elements with
+ * character references decoded and CDATA included (`caf&#233;` is found as café, `&amp;` is no word).
+ * A stored text that is not XML is indexed with anything tag-like removed.
+ */
+function documentText(content: string): string {
+  const parts: string[] = [];
+  walkXml(content, (el) => {
+    if (el.text) parts.push(el.text);
+  });
+  if (parts.length > 0) return parts.join(" ");
+  return content
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** Text of all metadata fragments of an entity, for the full-text index. */
 function metadataText(db: Db, ref: string): string {
   const rows = db.prepare("SELECT content FROM metadata_fragments WHERE entity_ref = ?").all(ref) as {
     content: string;
   }[];
-  return rows
-    .map((r) =>
-      r.content
-        .replace(/<[^>]*>/g, " ")
-        .replace(/\s+/g, " ")
-        .trim(),
-    )
-    .join(" ");
+  return rows.map((r) => documentText(r.content)).join(" ");
 }
 
 export function reindexEntity(db: Db, ref: string): void {

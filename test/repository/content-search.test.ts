@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { insertEntity } from "../../repository/store/entities.js";
+import { addFragment, insertEntity } from "../../repository/store/entities.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { type ContentFixture, LETTER_TEXT, objectId, startContentFixture } from "./content-fixture.js";
 
@@ -562,6 +562,36 @@ describe("totals after the store changes", () => {
       expect(await total()).toEqual({ hits: 4, facet: 4 });
       db.prepare("UPDATE entities SET deleted = 1 WHERE ref = ?").run(west.ref);
       expect(await total()).toEqual({ hits: 3, facet: 3 });
+    } finally {
+      await repo.close();
+    }
+  });
+});
+
+describe("full text of metadata documents", () => {
+  it("indexes the documents' text: character references decoded, CDATA included, markup left out", async () => {
+    const repo = await startTestRepository();
+    try {
+      const { db } = repo.svc;
+      const e = insertEntity(db, { type: "IO", title: "Accession", securityTag: "open" });
+      addFragment(
+        db,
+        e.ref,
+        "urn:example:notes",
+        `<notes xmlns="urn:example:notes"><a>Caf&#233; Royal</a><b><![CDATA[lighthouse keeper]]></b><c>fish &amp; chips</c></notes>`,
+      );
+      const get = authed(repo.url, (await login(repo.url, "manager")).token);
+      const hits = async (text: string) => {
+        const body = (await (
+          await get(`/api/content/search?q=${encodeURIComponent(text)}`)
+        ).json()) as Reply["body"];
+        return body.value.totalHits;
+      };
+      expect(await hits("café")).toBe(1);
+      expect(await hits("keeper")).toBe(1);
+      expect(await hits("chips")).toBe(1);
+      expect(await hits("amp")).toBe(0);
+      expect(await hits("notes")).toBe(0);
     } finally {
       await repo.close();
     }
