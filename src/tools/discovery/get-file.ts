@@ -2,7 +2,6 @@ import { z } from "zod";
 import { bitstreamUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
-import { loadEntity } from "../support/entities.js";
 import {
   binaryContentType,
   guessMime,
@@ -12,8 +11,8 @@ import {
   looksLikeText,
   readAtMost,
 } from "../support/file-text.js";
-import { compactFormats, contentObjectsOf, formatLabel, pickGeneration } from "../support/files.js";
-import { clip, formatBytes, lines } from "../support/text.js";
+import { compactFormats, formatLabel, resolveFile } from "../support/files.js";
+import { formatBytes, lines } from "../support/text.js";
 import { fixity, format, READ_ONLY, refParam } from "./params.js";
 
 const DEFAULT_TEXT_BYTES = 16 * 1024;
@@ -68,43 +67,10 @@ export default defineTool({
   outputSchema: output,
   annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
-    const e = await loadEntity(ctx, args.ref, {
-      expect: ["IO", "CO"],
-      wrongKind: () => "Folders hold no files: list its assets with `browse`, then pass an asset ref.",
-    });
-    let coRef = e.ref;
-    let asset: string | undefined;
-    let representation: string | undefined;
-    let otherFiles: number | undefined;
-    if (e.type === "IO") {
-      const { objects } = await contentObjectsOf(ctx, e.ref, 1000);
-      const wanted = args.representation.toLowerCase();
-      const inRep = objects.filter((o) => o.representation.toLowerCase() === wanted);
-      const first = inRep[0];
-      if (!first) {
-        const reps = [...new Set(objects.map((o) => o.representation))];
-        throw new UserInputError(
-          reps.length
-            ? `The asset "${clip(e.title, 80)}" has no ${args.representation} copy; it has: ${reps.join(", ")}. Pass representation accordingly.`
-            : `The asset "${clip(e.title, 80)}" has no files.`,
-        );
-      }
-      coRef = first.ref;
-      asset = e.ref;
-      representation = first.representation;
-      otherFiles = inRep.length - 1;
-    }
-
-    const gen = await pickGeneration(ctx, coRef, args.generation);
-    const g = await ctx.entity.generation(coRef, gen.index, ctx.signal);
-    if (!g.bitstreams.some((b) => b.index === args.bitstream)) {
-      throw new UserInputError(
-        g.bitstreams.length
-          ? `Generation ${gen.index} of content object ${coRef} has no file ${args.bitstream}; it has ${g.bitstreams.length} (${g.bitstreams.map((b) => `${b.index}: ${b.filename}`).join(", ")}).`
-          : `Generation ${gen.index} of content object ${coRef} holds no files.`,
-      );
-    }
-    const facts = await ctx.entity.bitstream(coRef, gen.index, args.bitstream, ctx.signal);
+    const file = await resolveFile(ctx, args);
+    const { contentObject: coRef, asset, representation, otherFiles, facts } = file;
+    const g = file.generation;
+    const gen = { index: g.index };
     const formats = compactFormats(g.formats);
     const uri = bitstreamUri(coRef, gen.index, args.bitstream);
     const filename = facts.filename;

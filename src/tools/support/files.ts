@@ -1,8 +1,9 @@
-import type { FileFormat, Fixity } from "../../api/entity.js";
+import type { Bitstream, FileFormat, Fixity, Generation } from "../../api/entity.js";
 import { bitstreamUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { UserInputError } from "../define.js";
-import { mapLimit } from "./entities.js";
+import { loadEntity, mapLimit } from "./entities.js";
+import { clip } from "./text.js";
 
 /**
  * The content chain below an asset, in our terms: representations (Preservation, Access) hold content
@@ -128,4 +129,79 @@ export function formatLabel(formats: FileFormat[]): string {
   if (!f) return "format not identified";
   const name = [f.name, f.version].filter(Boolean).join(" ");
   return f.puid ? `${name || "format"} (${f.puid})` : name || "format not identified";
+}
+
+export interface FileChoice {
+  /** Asset or content object ref. */
+  ref: string;
+  /** For an asset: which copy ("Preservation" or "Access"); its first content object is used. */
+  representation: string;
+  /** Generation number; undefined = the newest active one. */
+  generation?: number;
+  /** File number within the generation (1-based). */
+  bitstream: number;
+}
+
+export interface ResolvedFile {
+  contentObject: string;
+  asset?: string;
+  representation?: string;
+  /** Files of the chosen representation besides this one (asset refs only). */
+  otherFiles?: number;
+  generation: Generation;
+  bitstream: number;
+  facts: Bitstream;
+}
+
+/**
+ * The one file a person means by (asset or content object, copy, generation, file number), with its
+ * generation and its recorded size and fixity. Shared by `get_file` and `download_file`; every wrong choice
+ * is a UserInputError that says what exists instead.
+ */
+export async function resolveFile(ctx: ToolContext, choice: FileChoice): Promise<ResolvedFile> {
+  const e = await loadEntity(ctx, choice.ref, {
+    expect: ["IO", "CO"],
+    wrongKind: () => "Folders hold no files: list its assets with `browse`, then pass an asset ref.",
+  });
+  let coRef = e.ref;
+  let asset: string | undefined;
+  let representation: string | undefined;
+  let otherFiles: number | undefined;
+  if (e.type === "IO") {
+    const { objects } = await contentObjectsOf(ctx, e.ref, 1000);
+    const wanted = choice.representation.toLowerCase();
+    const inRep = objects.filter((o) => o.representation.toLowerCase() === wanted);
+    const first = inRep[0];
+    if (!first) {
+      const reps = [...new Set(objects.map((o) => o.representation))];
+      throw new UserInputError(
+        reps.length
+          ? `The asset "${clip(e.title, 80)}" has no ${choice.representation} copy; it has: ${reps.join(", ")}. Pass representation accordingly.`
+          : `The asset "${clip(e.title, 80)}" has no files.`,
+      );
+    }
+    coRef = first.ref;
+    asset = e.ref;
+    representation = first.representation;
+    otherFiles = inRep.length - 1;
+  }
+  const gen = await pickGeneration(ctx, coRef, choice.generation);
+  const generation = await ctx.entity.generation(coRef, gen.index, ctx.signal);
+  if (!generation.bitstreams.some((b) => b.index === choice.bitstream)) {
+    throw new UserInputError(
+      generation.bitstreams.length
+        ? `Generation ${gen.index} of content object ${coRef} has no file ${choice.bitstream}; it has ${generation.bitstreams.length} (${generation.bitstreams.map((b) => `${b.index}: ${b.filename}`).join(", ")}).`
+        : `Generation ${gen.index} of content object ${coRef} holds no files.`,
+    );
+  }
+  const facts = await ctx.entity.bitstream(coRef, gen.index, choice.bitstream, ctx.signal);
+  return {
+    contentObject: coRef,
+    ...(asset ? { asset } : {}),
+    ...(representation ? { representation } : {}),
+    ...(otherFiles !== undefined ? { otherFiles } : {}),
+    generation: { ...generation, index: gen.index },
+    bitstream: choice.bitstream,
+    facts,
+  };
 }
