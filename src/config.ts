@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { LOG_LEVELS, type LogLevel } from "./log.js";
@@ -39,6 +39,10 @@ export const ConfigSchema = z
       .enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })
       .default("info"),
     PRESERVATION_DATA_DIR: z.string().min(1).optional(),
+    PRESERVATION_DOWNLOAD_DIR: z
+      .string()
+      .refine((p) => isAbsolute(p), "must be an absolute path to a folder for downloaded files")
+      .optional(),
     PRESERVATION_MAX_SESSION_MINS: z.coerce.number().int().positive().default(480),
     PRESERVATION_HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   })
@@ -62,6 +66,8 @@ export interface Config {
   toolsets: string[];
   logLevel: LogLevel;
   dataDir: string;
+  /** Where `download_file` may save files; unset = no local downloads (the tool is not offered). */
+  downloadDir?: string;
   maxSessionMins: number;
   http: { enabled: boolean; host: string; port: number; token?: string };
 }
@@ -77,6 +83,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   toolsets: "PRESERVATION_TOOLSETS",
   "log-level": "PRESERVATION_LOG_LEVEL",
   "data-dir": "PRESERVATION_DATA_DIR",
+  "download-dir": "PRESERVATION_DOWNLOAD_DIR",
 };
 
 /** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
@@ -98,6 +105,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
         toolsets: { type: "string" },
         "log-level": { type: "string" },
         "data-dir": { type: "string" },
+        "download-dir": { type: "string" },
         http: { type: "boolean" },
         host: { type: "string", default: "127.0.0.1" },
         port: { type: "string", default: "3000" },
@@ -143,6 +151,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     toolsets: c.PRESERVATION_TOOLSETS,
     logLevel: c.PRESERVATION_LOG_LEVEL,
     dataDir: c.PRESERVATION_DATA_DIR ?? defaultDataDir(env),
+    ...(c.PRESERVATION_DOWNLOAD_DIR ? { downloadDir: resolve(c.PRESERVATION_DOWNLOAD_DIR) } : {}),
     maxSessionMins: c.PRESERVATION_MAX_SESSION_MINS,
     http,
   };

@@ -1,9 +1,9 @@
 import type { Config } from "./config.js";
-import { type AnyTool, DEFAULT_TOOLSETS, TOOLSETS, type Toolset } from "./tools/define.js";
+import { type AnyTool, DEFAULT_TOOLSETS, type Feature, TOOLSETS, type Toolset } from "./tools/define.js";
 
 /**
- * Which tools a caller sees, decided in one ordered place (as GitHub's MCP server does): toolset enabled →
- * read-only mode (derived from the tool's own readOnlyHint, never a second list) → the caller's roles.
+ * Which tools a caller sees, decided in one ordered place (as GitHub's MCP server does): the tool's own
+ * configuration need (e.g. a download folder) → toolset enabled → read-only mode (derived from the tool's own readOnlyHint, never a second list) → the caller's roles.
  * Tools filtered out are not registered at all, so a model never sees a tool it cannot use.
  */
 
@@ -27,13 +27,18 @@ export interface Audience {
   toolsets: Set<Toolset>;
   /** The signed-in user's roles; undefined while sign-in is pending (role-gated tools stay hidden). */
   roles: readonly string[] | undefined;
+  /** Capabilities the configuration switched on. */
+  features: ReadonlySet<Feature>;
 }
 
 export function audienceFrom(config: Config, roles: readonly string[] | undefined): Audience {
-  return { readOnly: config.readOnly, toolsets: resolveToolsets(config.toolsets), roles };
+  const features = new Set<Feature>();
+  if (config.downloadDir) features.add("local-downloads");
+  return { readOnly: config.readOnly, toolsets: resolveToolsets(config.toolsets), roles, features };
 }
 
 export function isToolVisible(tool: AnyTool, a: Audience): boolean {
+  if (tool.requires && !a.features.has(tool.requires)) return false;
   if (!a.toolsets.has(tool.toolset)) return false;
   if (a.readOnly && !tool.annotations.readOnlyHint) return false;
   if (tool.requiredRoles) {

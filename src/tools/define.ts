@@ -14,6 +14,9 @@ export type Toolset = keyof typeof TOOLSETS;
 /** Toolsets enabled when PRESERVATION_TOOLSETS is unset or "default". */
 export const DEFAULT_TOOLSETS: Toolset[] = ["discovery", "session"];
 
+/** Capabilities that exist only when the configuration allows them. */
+export type Feature = "local-downloads";
+
 /** All four hints, always explicit: clients assume the worst for any hint left out. */
 export interface ToolHints {
   readOnlyHint: boolean;
@@ -41,6 +44,8 @@ export interface ToolDefinition<
   toolset: Toolset;
   /** The caller needs at least one of these roles; undefined = any authenticated user. */
   requiredRoles?: readonly string[];
+  /** A capability the person must have switched on in the configuration (e.g. a download folder). */
+  requires?: Feature;
   inputSchema: I;
   outputSchema: O;
   annotations: ToolHints;

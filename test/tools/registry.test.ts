@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { DEFAULT_TOOLSETS, TOOLSETS } from "../../src/tools/define.js";
@@ -60,7 +61,7 @@ describe("tools as a client lists them", () => {
 
   beforeAll(async () => {
     repo = await startTestRepository({ seed: "none" });
-    for (const flags of [[], ["--toolsets", "all"]]) {
+    for (const flags of [[], ["--toolsets", "all", "--download-dir", tmpdir()]]) {
       const mcp = await startMcp({ user: "manager", repo, flags });
       try {
         const listed = await mcp.client.listTools();

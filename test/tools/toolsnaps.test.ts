@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
@@ -55,7 +56,7 @@ describe("tool schema snapshots", () => {
   beforeAll(async () => {
     repo = await startTestRepository({ seed: "none" });
     defaults = await listTools(repo, []);
-    all = await listTools(repo, ["--toolsets", "all"]);
+    all = await listTools(repo, ["--toolsets", "all", "--download-dir", tmpdir()]);
   });
   afterAll(() => repo?.close());
 

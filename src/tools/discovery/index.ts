@@ -1,5 +1,6 @@
 import type { AnyTool } from "../define.js";
 import browse from "./browse.js";
+import downloadFile from "./download-file.js";
 import findByIdentifier from "./find-by-identifier.js";
 import getEntity from "./get-entity.js";
 import getFile from "./get-file.js";
@@ -15,6 +16,7 @@ export const DISCOVERY_TOOLS: readonly AnyTool[] = [
   getEntity,
   readMetadata,
   getFile,
+  downloadFile,
   findByIdentifier,
   listEvents,
   listChanges,

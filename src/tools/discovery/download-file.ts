@@ -1,0 +1,181 @@
+import { createHash, type Hash, randomUUID } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { link, mkdir, stat, unlink } from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { z } from "zod";
+import { isServiceError } from "../../api/errors.js";
+import type { ToolContext } from "../context.js";
+import { defineTool, UserInputError } from "../define.js";
+import { resolveFile } from "../support/files.js";
+import { formatBytes, lines } from "../support/text.js";
+import { fixity, refParam } from "./params.js";
+
+/**
+ * Saves one file to the download folder the person configured (PRESERVATION_DOWNLOAD_DIR), verifying it
+ * against every fixity the repository records before it appears under its name. The bytes go to a hidden
+ * part file first and are linked into place only when size and fixities match, so a failed or cancelled
+ * download leaves nothing behind, and an existing file is never overwritten.
+ */
+
+const HASHES: Record<string, string> = {
+  MD5: "md5",
+  SHA1: "sha1",
+  "SHA-1": "sha1",
+  SHA256: "sha256",
+  "SHA-256": "sha256",
+  SHA512: "sha512",
+  "SHA-512": "sha512",
+};
+const PROGRESS_EVERY = 1024 * 1024;
+
+const input = z.object({
+  ref: refParam("Asset or content object ref; find it with `search`, `browse` or `get_entity` (files)"),
+  representation: z
+    .enum(["Preservation", "Access"])
+    .default("Preservation")
+    .describe("For an asset: which copy (default Preservation); its first file is used"),
+  generation: z.number().int().min(1).optional().describe("Generation number (default: the active one)"),
+  bitstream: z.number().int().min(1).default(1).describe("File number within the generation (default 1)"),
+  saveAs: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe("File name to save as, inside the download folder (default: the file's own name)"),
+});
+
+const output = z.object({
+  path: z.string(),
+  bytes: z.number(),
+  contentObject: z.string(),
+  generation: z.number(),
+  bitstream: z.number(),
+  verified: z
+    .array(fixity)
+    .describe("Fixities recomputed from the saved bytes, all matching the repository's"),
+});
+
+/** A plain file name: no folders, no parent references, no control characters. */
+function safeName(name: string): string {
+  const trimmed = name.trim();
+  if (
+    trimmed !== basename(trimmed) ||
+    trimmed.includes("/") ||
+    trimmed.includes("\\") ||
+    trimmed === "." ||
+    trimmed === ".." ||
+    trimmed.startsWith(".") ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point.
+    /[\u0000-\u001f]/.test(trimmed)
+  ) {
+    throw new UserInputError(
+      `"${name}" is not a plain file name; give a name without folders (it is saved in the download folder). Nothing was saved.`,
+    );
+  }
+  return trimmed;
+}
+
+export default defineTool({
+  name: "download_file",
+  title: "Download a file",
+  description:
+    "Save one file of an asset or content object into the configured download folder, verified against the repository's fixity (MD5/SHA). Never overwrites. Use `get_file` first to see what the file is.",
+  toolset: "discovery",
+  requires: "local-downloads",
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(args, ctx: ToolContext) {
+    const folder = ctx.config.downloadDir;
+    if (!folder) throw new UserInputError("No download folder is configured (PRESERVATION_DOWNLOAD_DIR).");
+    const file = await resolveFile(ctx, args);
+    const name = safeName(args.saveAs ?? file.facts.filename);
+    const target = resolve(folder, name);
+    if (!target.startsWith(resolve(folder) + sep)) {
+      throw new UserInputError(`"${name}" would fall outside the download folder. Nothing was saved.`);
+    }
+    const exists = await stat(target).then(
+      () => true,
+      () => false,
+    );
+    if (exists) {
+      throw new UserInputError(
+        `${target} already exists; files are never overwritten. Pass saveAs with another name. Nothing was saved.`,
+      );
+    }
+    const checks = file.facts.fixities
+      .map((f) => ({ f, alg: HASHES[f.algorithm.toUpperCase()] }))
+      .filter((c): c is { f: (typeof file.facts.fixities)[number]; alg: string } => c.alg !== undefined);
+    const hashes: Hash[] = checks.map((c) => createHash(c.alg));
+
+    await mkdir(folder, { recursive: true });
+    const part = join(folder, `.${name}.${randomUUID()}.part`);
+    const total = file.facts.size;
+    let bytes = 0;
+    let nextReport = PROGRESS_EVERY;
+    try {
+      const content = await ctx.entity.bitstreamContent(
+        file.contentObject,
+        file.generation.index,
+        file.bitstream,
+        {
+          signal: ctx.signal,
+        },
+      );
+      const meter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          for (const h of hashes) h.update(chunk);
+          if (bytes >= nextReport) {
+            nextReport = bytes + PROGRESS_EVERY;
+            void ctx.progress(bytes, total || undefined, `${formatBytes(bytes)} of ${formatBytes(total)}`);
+          }
+          done(null, chunk);
+        },
+      });
+      await pipeline(content.stream, meter, createWriteStream(part, { flags: "wx" }), { signal: ctx.signal });
+      if (total > 0 && bytes !== total) {
+        throw new Error(`received ${bytes} bytes, but the repository records ${total}`);
+      }
+      const verified = checks.map((c, i) => ({
+        algorithm: c.f.algorithm,
+        value: hashes[i]?.digest("hex") ?? "",
+      }));
+      const bad = verified.find((v, i) => v.value.toLowerCase() !== checks[i]?.f.value.toLowerCase());
+      if (bad)
+        throw new Error(`${bad.algorithm} of the received bytes does not match the repository's fixity`);
+      // link() fails if the name appeared meanwhile, so even a race never overwrites a file.
+      await link(part, target);
+      await ctx.progress(bytes, total || bytes, "saved");
+      return {
+        structured: {
+          path: target,
+          bytes,
+          contentObject: file.contentObject,
+          generation: file.generation.index,
+          bitstream: file.bitstream,
+          verified,
+        },
+        text: lines(
+          `Saved ${target} (${formatBytes(bytes)}).`,
+          verified.length > 0
+            ? `Verified against the repository's fixity: ${verified.map((v) => v.algorithm).join(", ")}.`
+            : "The repository records no fixity for this file, so it could not be verified.",
+        ),
+      };
+    } catch (err) {
+      if (err instanceof UserInputError || isServiceError(err)) throw err;
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") {
+        throw new UserInputError(
+          `${target} appeared while downloading; it was left alone. Nothing was saved.`,
+        );
+      }
+      if (ctx.signal.aborted) throw new UserInputError("The download was cancelled. Nothing was saved.");
+      throw new UserInputError(`The download failed: ${(err as Error).message}. Nothing was saved.`);
+    } finally {
+      await unlink(part).catch(() => {});
+    }
+  },
+});
