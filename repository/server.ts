@@ -78,16 +78,26 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   const faults = opts.faults ? new Faults(opts.faults === true ? {} : opts.faults) : undefined;
   const app = createApp(svc, { faults });
   const host = opts.host ?? "127.0.0.1";
+  const port = opts.port ?? 8080;
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 8080, hostname: host }, () => resolve(s));
-    s.once("error", reject);
+    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
+    s.once("error", (err: NodeJS.ErrnoException) => {
+      // Nothing may stay open behind a failed start: the database, and a temporary data directory.
+      db.close();
+      if (temporary) rmSync(dataDir, { recursive: true, force: true });
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(`port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`)
+          : err,
+      );
+    });
   });
-  const { port } = server.address() as AddressInfo;
+  const { port: boundPort } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
   let closed = false;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `http://${urlHost}:${boundPort}`,
     svc,
     seeded,
     ...(faults ? { faults } : {}),

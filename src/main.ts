@@ -83,7 +83,11 @@ export async function runMcpServer(argv: string[]): Promise<void> {
   const factory = () => buildServer(deps);
   let stopServing: () => Promise<void>;
   if (config.http.enabled) {
-    const http = await serveOverHttp(factory, config.http, deps.log);
+    // A port in use must not leave the embedded service and the session running behind an exited server.
+    const http = await serveOverHttp(factory, config.http, deps.log).catch(async (err: unknown) => {
+      await runtime.close();
+      throw err;
+    });
     deps.log.info({ url: http.url }, `MCP over Streamable HTTP at ${http.url}`);
     process.stderr.write(`listening on ${http.url}\n${banner(runtime)}\n`);
     stopServing = http.close;

@@ -35,7 +35,13 @@ export async function serveOverHttp(
   app.all("/mcp", (c: Context) => handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody") }));
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => resolve(s));
-    s.once("error", reject);
+    s.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === "EADDRINUSE"
+          ? new Error(`port ${opts.port} on ${opts.host} is already in use; choose another with --port (0 picks a free one)`)
+          : err,
+      ),
+    );
   });
   const { port } = server.address() as AddressInfo;
   const host = opts.host.includes(":") ? `[${opts.host}]` : opts.host;

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../helpers/process.js";
+
+describe("a port already in use", () => {
+  let blocker: Server;
+  let port: number;
+  const dataDir = mkdtempSync(join(tmpdir(), "pmcp-port-test-"));
+  beforeAll(async () => {
+    blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    port = (blocker.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("stops the repository service with one line that says what to do", async () => {
+    const r = await runCli(["repository", "--seed", "none", "--port", String(port)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `preservation-mcp: port ${port} on 127.0.0.1 is already in use; choose another with --port (0 picks a free one)`,
+    );
+    expect(r.stdout).toBe("");
+  });
+
+  it("stops the MCP server (and its embedded service) instead of hanging", async () => {
+    const r = await runCli([
+      "--http",
+      "--port",
+      String(port),
+      "--data-dir",
+      dataDir,
+      "--log-level",
+      "silent",
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/port \d+ on 127\.0\.0\.1 is already in use; choose another with --port/);
+  });
+});
