@@ -87,7 +87,9 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
       reject(
         err.code === "EADDRINUSE"
-          ? new Error(`port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`)
+          ? new Error(
+              `port ${port} on ${host} is already in use; choose another with --port (0 picks a free one)`,
+            )
           : err,
       );
     });

@@ -38,7 +38,9 @@ export async function serveOverHttp(
     s.once("error", (err: NodeJS.ErrnoException) =>
       reject(
         err.code === "EADDRINUSE"
-          ? new Error(`port ${opts.port} on ${opts.host} is already in use; choose another with --port (0 picks a free one)`)
+          ? new Error(
+              `port ${opts.port} on ${opts.host} is already in use; choose another with --port (0 picks a free one)`,
+            )
           : err,
       ),
     );
