@@ -10,7 +10,7 @@ import { ChallengeRequired, type Session } from "./session.js";
 import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
 import { toUserMessage } from "./tool-errors.js";
 import type { ToolContext } from "./tools/context.js";
-import type { AnyTool } from "./tools/define.js";
+import { type AnyTool, UserInputError } from "./tools/define.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
 export const SERVER_INFO = { name: "preservation-mcp", version: "0.1.0" };
@@ -103,15 +103,15 @@ function registerTool(
       } catch (err) {
         if (err instanceof ChallengeRequired && clientCanElicit(server)) return askForSignInCode(err);
         const message = toUserMessage(err, tool.name);
-        deps.log.warn(
-          {
-            tool: tool.name,
-            err: isServiceError(err)
-              ? err.toJSON()
-              : { name: (err as Error)?.name, message: String((err as Error)?.message) },
-          },
-          "tool call failed",
-        );
+        if (isServiceError(err) || err instanceof UserInputError || err instanceof ChallengeRequired) {
+          deps.log.warn(
+            { tool: tool.name, err: isServiceError(err) ? err.toJSON() : err.message },
+            "tool call failed",
+          );
+        } else {
+          // A bug, not a service answer: keep the stack for whoever reads the log (stderr only).
+          deps.log.error({ tool: tool.name, err }, "tool call failed unexpectedly");
+        }
         return { isError: true, content: [{ type: "text" as const, text: message }] };
       }
     },
