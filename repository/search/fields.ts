@@ -1,3 +1,4 @@
+import { newestVersion } from "../xml/versions.js";
 import { DC_ELEMENTS, type DcElement, OAI_DC_SCHEMA } from "./dublin-core.js";
 
 /**
@@ -161,11 +162,12 @@ export function findField(name: string): FieldDef | undefined {
   return BY_KEY.get(name.trim().toLowerCase());
 }
 
-/** The `indexed-fields` entries; `apiVersion` versions the XIP namespace as the Entity API does. */
+/** The `indexed-fields` entries; the XIP fields carry the XIP namespace the Entity API answers in. */
 export function indexedFieldsView(apiVersion: string) {
+  const xipNs = newestVersion(apiVersion).xipNs;
   return INDEXED_FIELDS.map((f) => ({
     shortName: f.shortName,
-    uri: f.shortName === "xip" ? `http://preservica.com/XIP/v${apiVersion}` : OAI_DC_SCHEMA,
+    uri: f.shortName === "xip" ? xipNs : OAI_DC_SCHEMA,
     index: f.index,
     shortKey: f.key,
     displayName: f.displayName,

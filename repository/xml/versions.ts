@@ -9,7 +9,7 @@ export interface ApiVersion {
   minor: number;
   /** "7.7" */
   label: string;
-  /** Default namespace of responses. */
+  /** Default namespace of responses (`…/EntityAPI/v6.0` for every version before 6.2). */
   entityNs: string;
   /** Namespace bound to the `xip` prefix. */
   xipNs: string;
@@ -24,16 +24,28 @@ const OLDEST_MAJOR = 6;
 
 const cache = new Map<string, ApiVersion>();
 
+/**
+ * Namespaces were first versioned per release in 6.2; servers before it answered in the 6.0 namespaces
+ * (wire-formats §2.1). Clients depend on it: pyPreservica reads a 6.0 or 6.1 server with
+ * `…/XIP/v6.0` and `…/EntityAPI/v6.0`, so a `…/v6.1` namespace would hide every element from it.
+ */
+const FIRST_VERSIONED_NAMESPACE = { major: 6, minor: 2 };
+
+function namespaceLabel(major: number, minor: number): string {
+  return compare({ major, minor }, FIRST_VERSIONED_NAMESPACE) < 0 ? "6.0" : `${major}.${minor}`;
+}
+
 export function apiVersion(major: number, minor: number): ApiVersion {
   const label = `${major}.${minor}`;
   let v = cache.get(label);
   if (!v) {
+    const ns = namespaceLabel(major, minor);
     v = {
       major,
       minor,
       label,
-      entityNs: `http://preservica.com/EntityAPI/v${label}`,
-      xipNs: `http://preservica.com/XIP/v${label}`,
+      entityNs: `http://preservica.com/EntityAPI/v${ns}`,
+      xipNs: `http://preservica.com/XIP/v${ns}`,
     };
     cache.set(label, v);
   }
