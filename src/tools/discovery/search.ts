@@ -16,6 +16,10 @@ const MAX_VALUE_CHARS = 1000;
 const MAX_VALUES = 20;
 /** Terms shown per facet. */
 const MAX_FACET_VALUES = 20;
+/** A field with at most this many distinct values is a vocabulary worth listing when a filter on it missed. */
+const MAX_VOCABULARY = 50;
+/** Values of such a field listed in the no-match answer. */
+const MAX_HINT_VALUES = 15;
 
 const fieldName = z.string().trim().min(1).max(100);
 
@@ -30,8 +34,8 @@ const input = z.object({
   type: kind.optional().describe("Only this kind (default: folders and assets)"),
   within: refParam("Only below this folder; find it with `browse` or `search`").optional(),
   securityTag: z.string().trim().min(1).max(100).optional().describe("Only this security tag, e.g. open"),
-  createdFrom: date("Created on or after"),
-  createdTo: date("Created on or before (inclusive)"),
+  createdFrom: date("Added to the repository on or after (not the record's own date: filter oai_dc.date)"),
+  createdTo: date("Added to the repository on or before (inclusive)"),
   fields: z
     .array(
       z.object({
@@ -85,6 +89,36 @@ function cutValue(v: Value): Value {
 
 function first(v: Value | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * When a filter on a field with a small vocabulary matched nothing (`xip.format_group: pdf`, where the
+ * groups are Document, Image…), the values that field does hold, so the next call can use one. Only on a
+ * miss, and a failure here only loses the hint.
+ */
+async function vocabularyHint(
+  ctx: ToolContext,
+  fields: { field: string; values: string[]; exclude?: boolean }[],
+  canonical: (name: string) => string,
+  facetable: (name: string) => boolean,
+): Promise<string | undefined> {
+  const filter = fields.find((f) => !f.exclude && facetable(f.field));
+  if (!filter) return undefined;
+  const name = canonical(filter.field);
+  try {
+    const r = await ctx.content.search({ text: "", facets: [name], max: 1, signal: ctx.signal });
+    const values = r.facets.find((f) => f.field === name)?.values ?? [];
+    if (values.length === 0 || values.length > MAX_VOCABULARY) return undefined;
+    // A value that exists means the miss came from the other filters: listing values would mislead.
+    const given = new Set(filter.values.map((v) => v.trim().toLowerCase()));
+    if (values.some((v) => given.has(v.value.toLowerCase()))) return undefined;
+    const shown = values.slice(0, MAX_HINT_VALUES).map((v) => `${clip(v.value, 60)} (${v.count})`);
+    const more = values.length > shown.length ? `, and ${values.length - shown.length} more` : "";
+    return `${name} holds these values: ${shown.join(", ")}${more}.`;
+  } catch (err) {
+    ctx.log.debug({ err: (err as Error)?.message, field: name }, "vocabulary hint failed");
+    return undefined;
+  }
 }
 
 export default defineTool({
@@ -169,9 +203,20 @@ export default defineTool({
 
     const what = args.query?.trim() ? ` for "${clip(args.query, 80)}"` : "";
     const where = folder ? ` below folder "${clip(folder.title, 80)}"` : "";
+    const hints =
+      result.totalHits === 0
+        ? [
+            await vocabularyHint(ctx, args.fields ?? [], canonical, (n) => known.get(n)?.facetable === true),
+            (from || to) &&
+              `createdFrom/createdTo are when items were added to the repository; for the record's own date filter fields [{field: "oai_dc.date", values: ["1851%"]}].`,
+          ]
+        : [];
     const head =
       result.totalHits === 0
-        ? `No matches${what}${where}. Try fewer or shorter words (prefix%), or fewer filters.`
+        ? lines(
+            `No matches${what}${where}. Try fewer or shorter words (prefix%), or fewer filters.`,
+            ...hints,
+          )
         : `${plural(result.totalHits, "match", "matches")}${what}${where}:`;
     const hitLines = hits.map((h) =>
       lines(

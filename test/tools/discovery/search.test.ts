@@ -178,6 +178,39 @@ describe("search", () => {
     expect(textOf(res)).toMatch(/^No matches for "zzqqxx"\. Try/);
   });
 
+  it("on a miss, lists the values a small-vocabulary field holds, unless the value exists", async () => {
+    const groups = await mcp.call<Answer>("search", { facets: ["xip.format_group"], limit: 1 });
+    const values = groups.facets?.[0]?.values ?? [];
+    expect(values.length).toBeGreaterThan(1);
+    const res = await mcp.raw("search", { fields: [{ field: "xip.format_group", values: ["pdf"] }] });
+    expect(res.structuredContent).toMatchObject({ hits: [], total: 0 });
+    expect(textOf(res)).toContain(
+      `xip.format_group holds these values: ${values.map((v) => `${v.value} (${v.count})`).join(", ")}.`,
+    );
+    // The value exists (format groups belong to assets): the miss is the kind's doing, so no list.
+    const existing = values[0]?.value as string;
+    const kind = await mcp.raw("search", {
+      type: "content_object",
+      fields: [{ field: "xip.format_group", values: [existing.toLowerCase()] }],
+    });
+    expect(textOf(kind)).toMatch(/^No matches/);
+    expect(textOf(kind)).not.toMatch(/holds these values/);
+  });
+
+  it("says created dates are repository dates when a range of record dates finds nothing", async () => {
+    const res = await mcp.raw("search", { query: "minutes", createdFrom: "1850", createdTo: "1859" });
+    expect(res.structuredContent).toMatchObject({ total: 0 });
+    expect(textOf(res)).toMatch(
+      /createdFrom\/createdTo are when items were added to the repository; for the record's own date filter fields \[\{field: "oai_dc.date", values: \["1851%"\]\}\]/,
+    );
+    // And the way it suggests works.
+    const byRecordDate = await mcp.call<Answer>("search", {
+      query: "minutes",
+      fields: [{ field: "oai_dc.date", values: ["185%"] }],
+    });
+    expect(byRecordDate.total).toBeGreaterThan(0);
+  });
+
   it("keeps a default answer compact", async () => {
     const res = await mcp.raw("search", { query: "harbour", facets: ["oai_dc.subject"] });
     expect(textOf(res).length).toBeLessThan(6000);
