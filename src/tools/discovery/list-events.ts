@@ -13,6 +13,8 @@ import { cursor, date, entityRef, limit, page, READ_ONLY, refParam } from "./par
 
 /** An entity's own history is filtered here (the service filters only repository-wide); up to this many. */
 const MAX_LOCAL_FILTER = 1000;
+/** Recent events read to learn how types and usernames are spelt, after a filtered search found none. */
+const SPELLING_SAMPLE = 200;
 
 const input = z.object({
   ref: entityRef.optional().describe("Only this entity's events; find refs with `search` or `browse`"),
@@ -66,6 +68,52 @@ function fromAction(a: EventAction, withEntity: boolean): Row {
   };
 }
 
+/** Distinct values, most frequent first. */
+function distinct(values: string[], max: number): string[] {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, max)
+    .map(([v]) => v);
+}
+
+/** "Types and users are matched as spelt; recent events have types: Ingest, Modified; users: curator." */
+function spellingHint(seen: Row[], where: string): string {
+  if (seen.length === 0) return "";
+  const types = distinct(
+    seen.map((r) => r.type),
+    12,
+  );
+  const users = distinct(
+    seen.map((r) => r.user),
+    12,
+  );
+  return `Types and users are matched as spelt; ${where} have types: ${types.join(", ")}; users: ${users.join(", ")}.`;
+}
+
+/** The filter with types and username spelt as in `seen` when they differ by case only; else undefined. */
+function respell<F extends { types?: string[]; username?: string }>(
+  filter: F,
+  seen: Row[],
+): { filter: F; note: string } | undefined {
+  const seenTypes = seen.map((r) => r.type);
+  const seenUsers = seen.map((r) => r.user);
+  const spelt = (wanted: string, known: string[]) =>
+    known.find((k) => k === wanted) ?? known.find((k) => k.toLowerCase() === wanted.toLowerCase()) ?? wanted;
+  const types = filter.types?.map((t) => spelt(t, seenTypes));
+  const username = filter.username ? spelt(filter.username, seenUsers) : undefined;
+  const changed = [
+    ...(types ?? []).filter((t, i) => t !== filter.types?.[i]),
+    ...(username && username !== filter.username ? [username] : []),
+  ];
+  if (changed.length === 0) return undefined;
+  return {
+    filter: { ...filter, ...(types ? { types } : {}), ...(username ? { username } : {}) },
+    note: `matched as ${changed.join(", ")}`,
+  };
+}
+
 export default defineTool({
   name: "list_events",
   title: "List events",
@@ -93,6 +141,10 @@ export default defineTool({
     let total: number;
     let head: string;
     let partial = "";
+    /** On a filtered miss: how types and usernames are spelt. */
+    let missHint = "";
+    /** When the filter's spelling was corrected. */
+    let spelling = "";
     if (args.event) {
       const eventRef = args.event;
       if (filtered)
@@ -129,18 +181,19 @@ export default defineTool({
         );
         if (first.total > all.length)
           partial = ` (filtered the oldest ${all.length} of its ${first.total} events only)`;
-        const kept = all
-          .map((a) => fromAction(a, false))
-          .filter(
-            (r) =>
-              (!types?.length || types.includes(r.type.toLowerCase())) &&
-              (!from || r.date >= from) &&
-              (!to || r.date <= to) &&
-              (!args.user || r.user === args.user),
-          );
+        const user = args.user?.toLowerCase();
+        const mapped = all.map((a) => fromAction(a, false));
+        const kept = mapped.filter(
+          (r) =>
+            (!types?.length || types.includes(r.type.toLowerCase())) &&
+            (!from || r.date >= from) &&
+            (!to || r.date <= to) &&
+            (!user || r.user.toLowerCase() === user),
+        );
         if (args.newestFirst) kept.reverse();
         total = kept.length;
         rows = kept.slice(offset, offset + args.limit);
+        if (total === 0) missHint = spellingHint(mapped, "its events");
       }
       head = `${plural(total, "event")}${filtered ? " matching" : ""} on ${what} ${e.ref}${partial}`;
     } else {
@@ -150,15 +203,34 @@ export default defineTool({
         ...(to ? { to } : {}),
         ...(args.user ? { username: args.user } : {}),
       };
-      const w = await windowOf(
-        (start, max) => ctx.entity.events({ ...filter, start, max, signal: ctx.signal }),
-        offset,
-        args.limit,
-        args.newestFirst,
-      );
+      const list = (f: typeof filter) =>
+        windowOf(
+          (start, max) => ctx.entity.events({ ...f, start, max, signal: ctx.signal }),
+          offset,
+          args.limit,
+          args.newestFirst,
+        );
+      let w = await list(filter);
+      if (w.total === 0 && (filter.types || filter.username)) {
+        // The service matches types and usernames exactly: "modified" or "Curator" finds nothing. Recent
+        // events say how they are spelt; a difference of case only is corrected and the list fetched again.
+        const sample = await windowOf(
+          (start, max) => ctx.entity.events({ start, max, signal: ctx.signal }),
+          0,
+          SPELLING_SAMPLE,
+          true,
+        );
+        const recent = sample.items.map(fromEvent);
+        const fixed = respell(filter, recent);
+        if (fixed) {
+          w = await list(fixed.filter);
+          spelling = ` (${fixed.note})`;
+        }
+        if (w.total === 0) missHint = spellingHint(recent, "recent events");
+      }
       rows = w.items.map(fromEvent);
       total = w.total;
-      head = `${plural(total, "event")}${filtered ? " matching" : ""} in the repository`;
+      head = `${plural(total, "event")}${filtered ? " matching" : ""} in the repository${spelling}`;
     }
 
     const paging = pageFacts(offset, rows.length, total, hash);
@@ -170,6 +242,7 @@ export default defineTool({
       `${head}${rows.length ? (args.newestFirst ? ", newest first:" : ", oldest first:") : "."}`,
       ...eventLines,
       pageNote(offset, rows.length, total, paging.nextCursor),
+      missHint,
     );
     return { structured: { events: rows, ...paging }, text };
   },

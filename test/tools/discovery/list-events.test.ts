@@ -107,6 +107,36 @@ describe("list_events", () => {
     expect(none).toMatchObject({ events: [], total: 0, hasMore: false });
   });
 
+  it("matches types and users whatever their case, and says how they are spelt when nothing matches", async () => {
+    // The service compares exactly; "modified" and "Curator" are what people type.
+    const modified = await everyEvent(mcp, { types: ["modified"], limit: 100 });
+    expect(modified.rows.map((r) => r.eventRef)).toEqual(
+      all.filter((e) => e.type === "Modified").map((e) => e.eventRef),
+    );
+    const res = await mcp.raw("list_events", { types: ["modified"], user: "CURATOR" });
+    expect(textOf(res)).toMatch(
+      /^\d+ events matching in the repository \(matched as Modified, curator\), newest first:/,
+    );
+
+    const none = await mcp.raw("list_events", { types: ["Deleted"] });
+    expect(none.structuredContent).toMatchObject({ events: [], total: 0 });
+    const seen = [...new Set(all.map((e) => e.type))];
+    const hint = textOf(none).match(
+      /Types and users are matched as spelt; recent events have types: (.*); users: (.*)\.$/,
+    );
+    expect(hint, textOf(none)).not.toBeNull();
+    expect(hint?.[1]?.split(", ").sort()).toEqual(seen.sort());
+
+    // One entity's history is filtered here: a user in another case matches too.
+    const ref = DEMO.refs.mapNorthQuay1856;
+    const mine = await mcp.call<Answer>("list_events", { ref, user: "CURATOR" });
+    const exact = await mcp.call<Answer>("list_events", { ref, user: "curator" });
+    expect(mine.total).toBe(exact.total);
+    expect(mine.total).toBeGreaterThan(0);
+    const nobody = await mcp.raw("list_events", { ref, user: "nobody" });
+    expect(textOf(nobody)).toMatch(/Types and users are matched as spelt; its events have types: .*Ingest/);
+  });
+
   it("lists the entities one event acted on", async () => {
     const link = all.find(
       (e) => e.type === "Modified" && e.date === all.filter((x) => x.type === "Modified")[0]?.date,
