@@ -11,7 +11,7 @@ import {
   looksLikeText,
   readAtMost,
 } from "../support/file-text.js";
-import { compactFormats, formatLabel, resolveFile } from "../support/files.js";
+import { compactFormats, formatLabel, namedObjects, resolveFile } from "../support/files.js";
 import { formatBytes, lines } from "../support/text.js";
 import { fixity, format, READ_ONLY, refParam } from "./params.js";
 
@@ -93,7 +93,7 @@ export default defineTool({
       facts.fixities.length > 0 &&
         `Fixity: ${facts.fixities.map((f) => `${f.algorithm} ${f.value}`).join("; ")}`,
       otherFiles
-        ? `The ${representation} copy has ${otherFiles} more file(s); \`get_entity\` with include files lists them.`
+        ? `Other files of the ${representation} copy (pass a ref to \`get_file\`): ${namedObjects(file.others ?? [], otherFiles)}.`
         : "",
     );
     const link = (mimeType: string | undefined, why: string) => ({

@@ -131,6 +131,15 @@ export function formatLabel(formats: FileFormat[]): string {
   return f.puid ? `${name || "format"} (${f.puid})` : name || "format not identified";
 }
 
+/** Other files of an asset's copy named by ref in answers; the rest are counted. */
+const MAX_OTHERS_NAMED = 5;
+
+/** `c9252cac-… "transcript.txt", … and 3 more`: content objects as refs to pass on. */
+export function namedObjects(objects: ContentObjectRef[], total: number): string {
+  const named = objects.map((o) => `${o.ref}${o.title ? ` "${clip(o.title, 60)}"` : ""}`).join(", ");
+  return total > objects.length ? `${named}, and ${total - objects.length} more` : named;
+}
+
 export interface FileChoice {
   /** Asset or content object ref. */
   ref: string;
@@ -148,6 +157,8 @@ export interface ResolvedFile {
   representation?: string;
   /** Files of the chosen representation besides this one (asset refs only). */
   otherFiles?: number;
+  /** The first few of those other files: content objects of their own, each its own `get_file` ref. */
+  others?: ContentObjectRef[];
   generation: Generation;
   bitstream: number;
   facts: Bitstream;
@@ -167,6 +178,7 @@ export async function resolveFile(ctx: ToolContext, choice: FileChoice): Promise
   let asset: string | undefined;
   let representation: string | undefined;
   let otherFiles: number | undefined;
+  let others: ContentObjectRef[] | undefined;
   if (e.type === "IO") {
     const { objects } = await contentObjectsOf(ctx, e.ref, 1000);
     const wanted = choice.representation.toLowerCase();
@@ -184,14 +196,19 @@ export async function resolveFile(ctx: ToolContext, choice: FileChoice): Promise
     asset = e.ref;
     representation = first.representation;
     otherFiles = inRep.length - 1;
+    others = inRep.slice(1, 1 + MAX_OTHERS_NAMED);
   }
   const gen = await pickGeneration(ctx, coRef, choice.generation);
   const generation = await ctx.entity.generation(coRef, gen.index, ctx.signal);
   if (!generation.bitstreams.some((b) => b.index === choice.bitstream)) {
+    // An asset's files are usually one content object each, so "file 2 of the asset" is another ref.
+    const elsewhere = others?.length
+      ? ` The asset's other ${representation} files are content objects of their own: pass one as ref (${namedObjects(others, otherFiles ?? others.length)}).`
+      : "";
     throw new UserInputError(
-      generation.bitstreams.length
+      (generation.bitstreams.length
         ? `Generation ${gen.index} of content object ${coRef} has no file ${choice.bitstream}; it has ${generation.bitstreams.length} (${generation.bitstreams.map((b) => `${b.index}: ${b.filename}`).join(", ")}).`
-        : `Generation ${gen.index} of content object ${coRef} holds no files.`,
+        : `Generation ${gen.index} of content object ${coRef} holds no files.`) + elsewhere,
     );
   }
   const facts = await ctx.entity.bitstream(coRef, gen.index, choice.bitstream, ctx.signal);
@@ -200,6 +217,7 @@ export async function resolveFile(ctx: ToolContext, choice: FileChoice): Promise
     ...(asset ? { asset } : {}),
     ...(representation ? { representation } : {}),
     ...(otherFiles !== undefined ? { otherFiles } : {}),
+    ...(others?.length ? { others } : {}),
     generation: { ...generation, index: gen.index },
     bitstream: choice.bitstream,
     facts,

@@ -149,10 +149,29 @@ describe("get_file", () => {
     expect(textOf(none)).toMatch(/has no Access copy; it has: Preservation\./);
   });
 
-  it("says how many other files the copy has", async () => {
+  it("says how many other files the copy has, and names their content object refs to pass on", async () => {
     const a = await mcp.call<Answer>("get_file", { ref: DEMO.refs.byeLaw1858 });
     expect(a.otherFiles).toBe(1);
     expect(a.filename).toBe(seedFile("byeLaw1858").filename);
+    // The second file is a content object of its own: the answer gives its ref, and that ref gets it.
+    const res = await mcp.raw("get_file", { ref: DEMO.refs.byeLaw1858 });
+    const second = seedFile("byeLaw1858", "Preservation", 1).filename;
+    const named = textOf(res).match(
+      new RegExp(
+        `Other files of the Preservation copy \\(pass a ref to \`get_file\`\\): ([0-9a-f-]{36}) "${second}"\\.`,
+      ),
+    );
+    expect(named, textOf(res)).not.toBeNull();
+    const next = await mcp.call<Answer>("get_file", { ref: named?.[1] });
+    expect(next.filename).toBe(second);
+    // Asking the asset for "file 2" points to the same ref instead of only saying there is no file 2.
+    const two = await mcp.raw("get_file", { ref: DEMO.refs.byeLaw1858, bitstream: 2 });
+    expect(two.isError).toBe(true);
+    expect(textOf(two)).toMatch(
+      new RegExp(
+        `has no file 2; .* other Preservation files are content objects of their own: pass one as ref \\(${named?.[1]} "${second}"\\)\\.`,
+      ),
+    );
   });
 
   it("pages a text file by bytes without splitting characters; the pieces join to the file", async () => {
