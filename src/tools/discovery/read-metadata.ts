@@ -7,7 +7,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { loadEntity } from "../support/entities.js";
 import { spoken } from "../support/kinds.js";
-import { schemaMatches, schemaName } from "../support/schemas.js";
+import { schemaFamilyMatches, schemaMatches, schemaName } from "../support/schemas.js";
 import { clip, lines } from "../support/text.js";
 import { entityRef, READ_ONLY, refParam } from "./params.js";
 
@@ -88,7 +88,8 @@ export default defineTool({
       }
     } else if (args.schema) {
       const wanted = args.schema;
-      const matches = e.fragments.filter((f) => schemaMatches(f.schema, wanted));
+      const exact = e.fragments.filter((f) => schemaMatches(f.schema, wanted));
+      const matches = exact.length ? exact : e.fragments.filter((f) => schemaFamilyMatches(f.schema, wanted));
       if (matches.length !== 1) {
         throw new UserInputError(
           `The ${where} has ${matches.length === 0 ? "no" : matches.length} fragment${matches.length === 1 ? "" : "s"} of schema "${wanted}"; ${matches.length ? "pass mref" : "its fragments are"}: ${listFragments(matches.length ? matches : e.fragments)}.`,

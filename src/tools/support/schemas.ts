@@ -37,3 +37,23 @@ export function schemaMatches(schemaUri: string, wanted: string): boolean {
   const norm = (s: string) => s.trim().replace(/\/+$/, "").toLowerCase();
   return norm(schemaUri) === norm(wanted) || schemaName(schemaUri) === wanted.trim().toLowerCase();
 }
+
+/**
+ * What a person calls a family of schemas, by the short names of its members. "Dublin Core" or "DC" is what
+ * people say, while the fragment's schema is usually oai_dc: the family is tried when no schema matches
+ * exactly, so an exact name still picks one fragment out of several of the family.
+ */
+const FAMILIES: Record<string, readonly string[]> = {
+  dc: ["oai_dc", "dc", "dcterms"],
+  dublincore: ["oai_dc", "dc", "dcterms"],
+  oaidc: ["oai_dc"],
+};
+
+/** Whether `wanted` names the family `schemaUri` belongs to ("Dublin Core", "DC" for oai_dc). */
+export function schemaFamilyMatches(schemaUri: string, wanted: string): boolean {
+  const key = wanted
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, "");
+  return FAMILIES[key]?.includes(schemaName(schemaUri)) ?? false;
+}

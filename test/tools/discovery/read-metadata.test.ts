@@ -93,6 +93,18 @@ describe("read_metadata", () => {
     );
   });
 
+  it('takes what people call Dublin Core ("Dublin Core", "DC") for the oai_dc fragment', async () => {
+    const ref = DEMO.refs.interviewDoyle;
+    const oaiDc = await mcp.call<Answer>("read_metadata", { ref, schema: "oai_dc" });
+    for (const schema of ["Dublin Core", "dc", "DC", "dublin_core"]) {
+      const res = await mcp.call<Answer>("read_metadata", { ref, schema });
+      expect(res.mref, schema).toBe(oaiDc.mref);
+    }
+    // A family name is not a wildcard: the accession record is still not Dublin Core.
+    const notDc = await mcp.raw("read_metadata", { ref, schema: "dcterms" });
+    expect(textOf(notDc)).toMatch(/has no fragments of schema "dcterms"/);
+  });
+
   it("says so when an entity has no metadata at all", async () => {
     const bare = NODES.find((n) => n.node.kind === "asset" && n.node.dc === false && !n.node.accession);
     expect(bare).toBeDefined();
