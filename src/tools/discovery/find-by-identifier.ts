@@ -46,9 +46,16 @@ export default defineTool({
     const entities = p.items.map(toItem);
     const paging = pageFacts(offset, entities.length, p.total, hash);
     const what = `${args.type ? `${args.type} ` : ""}"${clip(args.value, 100)}"`;
+    // A guessed type ("accession number" for "accession") hides a value that is there: say so.
+    const untyped =
+      p.total === 0 && args.type
+        ? (await ctx.entity.byIdentifier(args.value, undefined, { max: 1, signal: ctx.signal })).total
+        : 0;
     const text = lines(
       p.total === 0
-        ? `No entity you may see has identifier ${what}. Values match exactly; try \`search\` with fields [{field: "xip.identifier", values: ["${clip(args.value, 60)}%"]}].`
+        ? untyped > 0
+          ? `No identifier of type "${clip(args.type ?? "", 60)}" has the value "${clip(args.value, 100)}", but ${plural(untyped, "entity", "entities")} ${untyped === 1 ? "carries" : "carry"} it under another type: call again without \`type\`.`
+          : `No entity you may see has identifier ${what}. Values match exactly; try \`search\` with fields [{field: "xip.identifier", values: ["${clip(args.value, 60)}%"]}].`
         : `${plural(p.total, "entity", "entities")} with identifier ${what}:`,
       ...entities.map(itemLine),
       pageNote(offset, entities.length, p.total, paging.nextCursor),

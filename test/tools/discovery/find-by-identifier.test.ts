@@ -35,6 +35,20 @@ describe("find_by_identifier", () => {
     expect((await mcp.call<Answer>("find_by_identifier", { value: code, type: "isbn" })).total).toBe(0);
   });
 
+  it("says when the value is there under another identifier type than the one guessed", async () => {
+    const accession = assetNode("interviewDoyle").identifiers?.find(
+      ([t]) => t === "accession",
+    )?.[1] as string;
+    const res = await mcp.raw("find_by_identifier", { value: accession, type: "accession number" });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ entities: [], total: 0 });
+    expect(textOf(res)).toBe(
+      `No identifier of type "accession number" has the value "${accession}", but 1 entity carries it under another type: call again without \`type\`.`,
+    );
+    const untyped = await mcp.call<Answer>("find_by_identifier", { value: accession });
+    expect(untyped.entities.map((e) => e.ref)).toEqual([DEMO.refs.interviewDoyle]);
+  });
+
   it("finds a folder by its code and a publication by its ISBN", async () => {
     const folder = nodeOf("photographs");
     const byCode = await mcp.call<Answer>("find_by_identifier", { value: folder.node.code });
