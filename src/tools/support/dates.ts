@@ -38,7 +38,10 @@ export function toInstant(value: string, edge: "start" | "end", name: string): s
     const ms = Date.parse(/(?:Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}Z`);
     if (!Number.isNaN(ms)) return new Date(ms).toISOString();
   }
-  throw new UserInputError(`${name} "${value}" is not a date; use ${DATE_HINT}.`);
+  // "last month" or "yesterday" is a date the model can work out once it knows what day it is.
+  throw new UserInputError(
+    `${name} "${value}" is not a date; use ${DATE_HINT} (today is ${new Date().toISOString().slice(0, 10)}).`,
+  );
 }
 
 /** Checks that a range is not upside down. */

@@ -85,6 +85,10 @@ describe("list_changes", () => {
     expect(textOf(res)).toBe("Nothing you may see changed from 2099-01-01T00:00:00.000Z onwards.");
     const bad = await mcp.raw("list_changes", { since: "yesterday" });
     expect(textOf(bad)).toMatch(/since "yesterday" is not a date/);
+    // "What changed last month?": the answer gives today's date, so the model can work out the window.
+    const relative = await mcp.raw("list_changes", { since: "last month" });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(textOf(relative)).toMatch(new RegExp(`is not a date; use .* \\(today is ${today}\\)\\.$`));
     const upside = await mcp.raw("list_changes", { since: "2025-02", until: "2025-01" });
     expect(textOf(upside)).toMatch(/since is after until/);
   });
