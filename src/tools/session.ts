@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isServiceError } from "../api/errors.js";
 import type { ToolContext } from "./context.js";
 import { type AnyTool, defineTool, UserInputError } from "./define.js";
 
@@ -50,8 +51,21 @@ const completeSignIn = defineTool({
     if (state.kind !== "challenge-required") {
       throw new UserInputError("No sign-in challenge is pending; the session is already signed in.");
     }
-    if (state.challenge.kind === "email-challenge") await ctx.session.completeChallenge(code, ctx.signal);
-    else await ctx.session.complete2fa(code, ctx.signal);
+    try {
+      if (state.challenge.kind === "email-challenge") await ctx.session.completeChallenge(code, ctx.signal);
+      else await ctx.session.complete2fa(code, ctx.signal);
+    } catch (err) {
+      // A refused code is the person's to fix, not the configured credentials' (what a bare 401 would say).
+      if (!isServiceError(err) || err.status < 400 || err.status >= 500) throw err;
+      const said = err.serviceMessage ? ` (the service said: "${err.serviceMessage}")` : "";
+      const fresh =
+        state.challenge.kind === "email-challenge"
+          ? "the code from the newest challenge e-mail"
+          : "the code the authenticator app shows now";
+      throw new UserInputError(
+        `The code was not accepted${said}; sign-in is still pending. Ask the person for ${fresh} and call \`complete_sign_in\` again.`,
+      );
+    }
     await ctx.signedIn();
     const me = await ctx.session.whoAmI(ctx.signal);
     return {
