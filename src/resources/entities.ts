@@ -145,10 +145,16 @@ export const registerEntityResources: ResourceRegistrar = (server, deps) => {
       const ref = requireRef(vars.ref, "ref", "folder");
       const signal = ctx.mcpReq.signal;
       try {
-        const [folder, children] = await Promise.all([
-          getAs(entity, "SO", ref, uri.href, signal),
-          entity.children(ref, { max: FOLDER_PAGE, signal }),
-        ]);
+        // Both at once, but the folder's answer first: for an asset's ref the children listing fails too,
+        // and only getAs says which URI reads that ref instead.
+        const childrenOrError = entity.children(ref, { max: FOLDER_PAGE, signal }).then(
+          (page) => ({ page }),
+          (error: unknown) => ({ error }),
+        );
+        const folder = await getAs(entity, "SO", ref, uri.href, signal);
+        const listed = await childrenOrError;
+        if ("error" in listed) throw listed.error;
+        const children = listed.page;
         return json(uri.href, {
           ...base(folder, uri.href),
           children: {

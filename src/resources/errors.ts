@@ -27,9 +27,14 @@ export function variable(value: string | string[] | undefined, name: string): st
 export function requireRef(value: string | string[] | undefined, name: string, what: string): string {
   const ref = variable(value, name);
   if (!looksLikeRef(ref)) {
+    // Fragment refs are not found by title: an entity lists its own.
+    const how =
+      name === "mref"
+        ? "the entity's fragments are listed by the `get_entity` tool and by completing the URI's mref"
+        : `find refs with the \`search\` or \`browse\` tools, or complete the URI's ${name} by title`;
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
-      `"${ref}" is not a valid ${what} reference (expected a UUID); find refs with the \`search\` or \`browse\` tools, or complete the URI's ${name} by title`,
+      `"${ref}" is not a valid ${what} reference (expected a UUID); ${how}`,
       { reason: "invalid_ref", [name]: ref },
     );
   }

@@ -192,6 +192,18 @@ describe("preservation:// resources", () => {
       `${DEMO.refs.councilMinutesSeries} is a folder, not an asset: read ${folderUri(DEMO.refs.councilMinutesSeries)}`,
     );
 
+    // A folder URI given an asset's ref: the children listing fails as well, but the answer is the same.
+    const notFolder = await failure(folderUri(DEMO.refs.pdfAsset));
+    expect(notFolder.message).toBe(
+      `${DEMO.refs.pdfAsset} is an asset, not a folder: read ${assetUri(DEMO.refs.pdfAsset)}`,
+    );
+
+    const badMref = await failure(metadataUri(DEMO.refs.pdfAsset, "dublin-core"));
+    expect(badMref.code).toBe(ProtocolErrorCode.InvalidParams);
+    expect(badMref.message).toMatch(
+      /"dublin-core" is not a valid .* reference .*listed by the `get_entity` tool/,
+    );
+
     const noFragment = await failure(metadataUri(DEMO.refs.pdfAsset, "00000000-0000-4000-8000-000000000001"));
     expect(noFragment.message).toMatch(
       /"Council minutes 1851" has no metadata fragment .*its fragments are preservation:\/\/metadata\//,
