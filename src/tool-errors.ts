@@ -28,7 +28,7 @@ export function toUserMessage(err: unknown, tool: string): string {
       case err.status === 401:
         return "The service refused the session even after signing in again; check the configured credentials.";
       case err.status === 403:
-        return `You do not have permission for this (${err.operation}): your roles do not allow it on this item's security tag.`;
+        return `You do not have permission for this (${err.operation}): your roles do not allow it on this item's security tag. Carry on without it, or ask a repository administrator for access (\`whoami\` lists your roles).`;
       case err.status === 404:
         return `Not found (${err.operation}): check the reference; find items with \`search\` or \`browse\`.`;
       case err.status === 429 || err.status >= 500:

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { entityUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
-import { loadEntity, mapLimit } from "../support/entities.js";
+import { ALL_TYPES, loadEntity, mapLimit } from "../support/entities.js";
 import {
   type ContentObjectRef,
   contentObjectsOf,
@@ -25,7 +25,7 @@ const INCLUDES = ["identifiers", "metadata", "files", "links", "events"] as cons
 
 const input = z.object({
   ref: entityRef,
-  type: kind.optional().describe("Its kind, if known (saves a look-up)"),
+  type: kind.optional().describe("Its kind, if known (saves a look-up; a wrong guess still works)"),
   include: z
     .array(z.enum(INCLUDES))
     .max(5)
@@ -110,7 +110,10 @@ export default defineTool({
   outputSchema: output,
   annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
-    const e = await loadEntity(ctx, args.ref, args.type ? { expect: [TYPE_OF[args.type]] } : {});
+    // `type` only says which look-up to try first: a wrong guess still answers, with the entity's real kind.
+    const first = args.type ? TYPE_OF[args.type] : undefined;
+    const order = first ? [first, ...ALL_TYPES.filter((t) => t !== first)] : ALL_TYPES;
+    const e = await loadEntity(ctx, args.ref, { expect: order });
     const want = new Set(args.include);
     const omitted: Record<string, number> = {};
     const note = (key: string, total: number, shown: number) => {

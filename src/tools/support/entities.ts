@@ -12,7 +12,7 @@ import { clip } from "./text.js";
  * bare "not found". A 403 is never swallowed: it bubbles to the error boundary as a permission answer.
  */
 
-const ALL_TYPES: readonly EntityType[] = ["IO", "SO", "CO"];
+export const ALL_TYPES: readonly EntityType[] = ["IO", "SO", "CO"];
 
 async function tryGet(ctx: ToolContext, ref: string, type: EntityType): Promise<Entity | undefined> {
   try {

@@ -159,18 +159,32 @@ describe("get_entity", () => {
     const closed = await reader.raw("get_entity", { ref: DEMO.refs.closedAsset });
     expect(closed.isError).toBe(true);
     expect(textOf(closed)).toMatch(/^You do not have permission for this/);
+    // It says what to do next, not only what went wrong.
+    expect(textOf(closed)).toMatch(
+      /Carry on without it, or ask a repository administrator for access \(`whoami` lists your roles\)\.$/,
+    );
     expect(textOf(closed)).not.toMatch(entity(DEMO.refs.closedAsset).title);
     const staff = await reader.raw("get_entity", { ref: DEMO.refs.staffAsset });
     expect(textOf(staff)).toMatch(/permission/);
 
-    const wrongType = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, type: "asset" });
-    expect(textOf(wrongType)).toMatch(/is a folder \("Photographs"\), not an asset\./);
     const missing = await mcp.raw("get_entity", { ref: "11111111-2222-4333-8444-555555555555" });
     expect(textOf(missing)).toMatch(/^Nothing with ref 11111111-2222-4333-8444-555555555555 exists/);
     const malformed = await mcp.raw("get_entity", { ref: "Photographs" });
     expect(textOf(malformed)).toMatch(/"Photographs" is not a ref/);
     const include = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, include: ["everything"] });
     expect(include.isError).toBe(true);
+  });
+
+  it("still describes an entity whose kind was guessed wrong, in its real kind", async () => {
+    // `type` is a hint for the first look-up: a model that guessed "asset" for a folder gets the folder.
+    const folder = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, type: "asset" });
+    expect(folder.isError).toBeFalsy();
+    expect(folder.structuredContent).toMatchObject({
+      entity: { ref: DEMO.refs.photographs, type: "folder", title: "Photographs" },
+    });
+    expect(textOf(folder)).toMatch(/^folder "Photographs"/);
+    const asset = await mcp.call<Answer>("get_entity", { ref: DEMO.refs.pdfAsset, type: "content_object" });
+    expect(asset.entity.type).toBe("asset");
   });
 
   it("stays compact with everything included", async () => {
