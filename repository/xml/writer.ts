@@ -96,17 +96,50 @@ export class XmlWriter {
   }
 }
 
-const LEADING_PROLOG = /^(?:\uFEFF)?\s*(?:<\?xml[^?]*\?>)?\s*(?:<!DOCTYPE(?:[^[>]|\[[^\]]*\])*>)?\s*/;
+const LEADING_PROLOG = /^(?:\uFEFF)?\s*(?:<\?xml[^?]*\?>)?\s*(?:<!DOCTYPE((?:[^[>]|\[[^\]]*\])*)>)?\s*/;
+
+/** Internal general entities whose replacement is plain text: the only kind expanded when inlining. */
+const TEXT_ENTITY = /<!ENTITY\s+([A-Za-z_][\w.-]*)\s+(?:"([^"<&%]*)"|'([^'<&%]*)')\s*>/g;
+const PREDEFINED_ENTITIES = new Set(["amp", "lt", "gt", "quot", "apos"]);
+/** CDATA sections and comments (left alone), and named entity references (captured). */
+const SECTIONS_AND_REFERENCES = /<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->|&([A-Za-z_][\w.-]*);/g;
+
+/**
+ * Replaces references to the text entities the dropped DOCTYPE declared with their text, as a parser
+ * would have (a real server stores the parsed document). Undefined when a reference is left that only
+ * the DOCTYPE could resolve: inlined, it would make the whole reply malformed for every client.
+ */
+function expandDeclaredEntities(body: string, doctype: string | undefined): string | undefined {
+  const declared = new Map<string, string>();
+  for (const m of (doctype ?? "").matchAll(TEXT_ENTITY)) {
+    const [, name = "", doubleQuoted, singleQuoted] = m;
+    // The first declaration of an entity binds (XML 1.0 §4.2).
+    if (!declared.has(name)) {
+      const value = doubleQuoted ?? singleQuoted ?? "";
+      declared.set(name, value.replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/>/g, "&gt;"));
+    }
+  }
+  let resolved = true;
+  const expanded = body.replace(SECTIONS_AND_REFERENCES, (whole, name: string | undefined) => {
+    if (name === undefined || PREDEFINED_ENTITIES.has(name)) return whole;
+    const text = declared.get(name);
+    if (text === undefined) resolved = false;
+    return text ?? whole;
+  });
+  return resolved ? expanded : undefined;
+}
 
 /**
  * Prepares a stored XML document for inlining inside another document: drops the BOM, XML declaration
- * and DOCTYPE (none is legal mid-document), and gives an unqualified root `xmlns=""` when it declares no
- * default namespace, so its unprefixed elements keep the meaning they had standing alone instead of
- * inheriting the response's EntityAPI namespace. Returns undefined when the text is not well-formed XML.
+ * and DOCTYPE (none is legal mid-document) after expanding the text entities it declared, and gives an
+ * unqualified root `xmlns=""` when it declares no default namespace, so its unprefixed elements keep
+ * the meaning they had standing alone instead of inheriting the response's EntityAPI namespace.
+ * Returns undefined when the text is not well-formed XML or needs its DOCTYPE to be read.
  */
 export function inlineableXml(stored: string): string | undefined {
-  const body = stored.replace(LEADING_PROLOG, "").trimEnd();
-  if (!body.startsWith("<")) return undefined;
+  const prolog = LEADING_PROLOG.exec(stored);
+  const body = expandDeclaredEntities(stored.slice(prolog?.[0].length ?? 0).trimEnd(), prolog?.[1]);
+  if (body === undefined || !body.startsWith("<")) return undefined;
   if (XMLValidator.validate(body) !== true) return undefined;
   // Skip comments and processing instructions before the root, then read the root start tag.
   let at = 0;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
-import { insertEntity } from "../../repository/store/entities.js";
+import { addFragment, insertEntity } from "../../repository/store/entities.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { arr, ENTITY_NS, getXml, XIP_NS } from "./entity-xml.js";
 
@@ -71,15 +71,15 @@ describe("namespaces of a service speaking a version before 6.2", () => {
   });
 });
 
-describe("versioned paths before 6.2 on a current service", () => {
-  let current: Service;
-  beforeAll(async () => {
-    current = await startService("7.7");
-  });
-  afterAll(async () => {
-    await current?.repo.close();
-  });
+let current: Service;
+beforeAll(async () => {
+  current = await startService("7.7");
+});
+afterAll(async () => {
+  await current?.repo.close();
+});
 
+describe("versioned paths before 6.2 on a current service", () => {
   it("answers /v6.0 and /v6.1 in the v6.0 namespaces, /v6.2 in its own, keeping each prefix in URLs", async () => {
     for (const [prefix, ns] of [
       ["/v6.0", "6.0"],
@@ -100,13 +100,6 @@ describe("Content API search without a metadata parameter", () => {
   // search_index_filter_list() with no filters sends no `metadata` key, pairs objectIds with metadata
   // rows (zip), and asks again from start=len(rows) until it has totalHits rows: a `metadata` list
   // shorter than objectIds would make it ask for the same page forever.
-  let current: Service;
-  beforeAll(async () => {
-    current = await startService("7.7");
-  });
-  afterAll(async () => {
-    await current?.repo.close();
-  });
 
   it("still returns one (empty) metadata row per object id", async () => {
     const res = await current.get("/api/content/search", {
@@ -121,5 +114,38 @@ describe("Content API search without a metadata parameter", () => {
     expect(value.totalHits).toBe(2);
     expect(value.objectIds).toHaveLength(1);
     expect(value.metadata).toEqual([[]]);
+  });
+});
+
+describe("metadata documents stored with a DOCTYPE", () => {
+  // metadata() parses the whole MetadataResponse and returns the first element inside xip:Content. The
+  // DOCTYPE cannot be inlined; dropping it used to leave references to the entities it declared, so the
+  // reply was not well-formed XML and every XML client failed on it (ParseError: undefined entity).
+  const fragmentReply = async (content: string) => {
+    const mref = addFragment(current.repo.svc.db, current.asset, "urn:example:doctype", content);
+    const res = await current.get(`${E}/information-objects/${current.asset}/metadata/${mref}`);
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+
+  it("inlines the document with the text entities its DOCTYPE declared expanded", async () => {
+    const body = await fragmentReply(
+      `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY co "Smith 'n' Co"><!ENTITY yr '1871'>]><r a="&yr;">&co; &amp; sons, &yr;<![CDATA[&co;]]></r>`,
+    );
+    expect(body).toContain(
+      `<xip:Content><r xmlns="" a="1871">Smith &apos;n&apos; Co &amp; sons, 1871<![CDATA[&co;]]></r></xip:Content>`,
+    );
+  });
+
+  it("carries a document whose references cannot be resolved as escaped text, keeping the reply well-formed", async () => {
+    for (const content of [
+      `<!DOCTYPE r SYSTEM "r.dtd"><r>&external;</r>`,
+      `<r>non&nbsp;breaking</r>`,
+      `<!DOCTYPE r [<!ENTITY tag "<b>markup</b>">]><r>&tag;</r>`,
+    ]) {
+      const body = await fragmentReply(content);
+      expect(body, content).not.toMatch(/&(external|nbsp|tag);/);
+      expect(body, content).toMatch(/<xip:Content>&lt;(!DOCTYPE )?r/);
+    }
   });
 });
