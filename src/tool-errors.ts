@@ -24,13 +24,13 @@ export function toUserMessage(err: unknown, tool: string): string {
       case err.status === 0:
         return `The repository service did not answer (${err.operation}); check that it is running and reachable, then retry.`;
       case err.status === 400:
-        return `The service rejected the request (${err.operation}).${said} Check the arguments.`;
+        return `The service rejected the request.${said} Check the arguments.`;
       case err.status === 401:
         return "The service refused the session even after signing in again; check the configured credentials.";
       case err.status === 403:
-        return `You do not have permission for this (${err.operation}): your roles do not allow it on this item's security tag. Carry on without it, or ask a repository administrator for access (\`whoami\` lists your roles).`;
+        return `You do not have permission for this: your roles do not allow it on this item's security tag. Carry on without it, or ask a repository administrator for access (\`whoami\` lists your roles).`;
       case err.status === 404:
-        return `Not found (${err.operation}): check the reference; find items with \`search\` or \`browse\`.`;
+        return `Not found: check the reference; find items with \`search\` or \`browse\`.`;
       case err.status === 429 || err.status >= 500:
         return `The service is busy or failing (HTTP ${err.status}, ${err.operation}) even after retries; try again shortly.${said}`;
       default:
