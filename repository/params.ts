@@ -19,7 +19,7 @@ export async function requestParams(c: Context, opts: { json?: boolean } = {}): 
   if (c.req.method === "POST" || c.req.method === "PUT") {
     const type = (c.req.header("content-type") ?? "").toLowerCase();
     if (type.startsWith("multipart/form-data")) {
-      const body = await c.req.parseBody({ all: true });
+      const body = await multipartFields(c);
       for (const [name, value] of Object.entries(body)) {
         for (const v of [value].flat()) if (typeof v === "string") pairs.push([name, v]);
       }
@@ -35,15 +35,61 @@ export async function requestParams(c: Context, opts: { json?: boolean } = {}): 
   };
 }
 
+/** A multipart body without a boundary, or with broken parts, is a client mistake, not a crash. */
+async function multipartFields(c: Context): Promise<Record<string, unknown>> {
+  try {
+    return await c.req.parseBody({ all: true });
+  } catch {
+    throw new HTTPException(400, {
+      message:
+        "The multipart/form-data body could not be read (no boundary, or malformed parts); send the parameters form-encoded (application/x-www-form-urlencoded) instead",
+    });
+  }
+}
+
+/**
+ * Deepest nesting a JSON body may have. Real requests nest three or four levels; far deeper bodies
+ * would overflow the stack when a nested value is turned back into text for the parameter list.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether JSON text nests objects/arrays deeper than `max` (brackets inside strings do not count). */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") {
+      if (++depth > max) return true;
+    } else if (ch === "}" || ch === "]") depth--;
+  }
+  return false;
+}
+
 async function jsonParams(c: Context): Promise<[string, string][]> {
+  const text = await c.req.text();
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new HTTPException(400, {
+      message: `The JSON request body nests deeper than ${MAX_JSON_DEPTH} levels; send an object of parameters such as {"q":"maps","max":10}`,
+    });
+  }
   let body: unknown;
   try {
-    body = await c.req.json();
+    body = JSON.parse(text);
   } catch {
-    throw new HTTPException(400, { message: "The request body is not valid JSON" });
+    throw new HTTPException(400, {
+      message:
+        'The request body is not valid JSON; send an object of parameters such as {"q":"maps","max":10}, or the parameters form-encoded',
+    });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HTTPException(400, { message: "A JSON request body must be an object of parameters" });
+    throw new HTTPException(400, {
+      message: 'A JSON request body must be an object of parameters, such as {"q":"maps","max":10}',
+    });
   }
   const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(body)) {
