@@ -23,7 +23,11 @@ export type TextQuery =
   /** Entities not matching `fts` (the text held only exclusions). */
   | { kind: "exclude"; fts: string };
 
-/** More terms than this are ignored: a query is a question, not a document. */
+/**
+ * More quoted strings than this are ignored: a query is a question, not a document. Counted in
+ * strings, not words, because an inner wildcard splits a word into several (`a%b%c` is three), and
+ * FTS5's time grows faster than linearly with them (3,000 took seconds).
+ */
 const MAX_TERMS = 32;
 const SEARCHABLE = /[\p{L}\p{N}]/u;
 
@@ -43,19 +47,24 @@ function tokens(text: string): string[] {
   return text.match(/-?"[^"]*"?|[^\s"]+/g) ?? [];
 }
 
-function termExpr(token: string): string | undefined {
+/** The FTS5 expression of one word or phrase, using at most `budget` quoted strings, and how many it used. */
+function termExpr(token: string, budget: number): { expr: string; strings: number } | undefined {
   if (token.startsWith('"')) {
     const inner = token.replace(/^"|"$/g, "").replace(/[%*]/g, " ").trim();
-    return SEARCHABLE.test(inner) ? quote(inner) : undefined;
+    return SEARCHABLE.test(inner) ? { expr: quote(inner), strings: 1 } : undefined;
   }
   const prefix = /[%*]$/.test(token);
   const parts = token
     .replace(/^[%*]+|[%*]+$/g, "")
     .split(/[%*]+/)
-    .filter((p) => SEARCHABLE.test(p));
+    .filter((p) => SEARCHABLE.test(p))
+    .slice(0, budget);
   if (parts.length === 0) return undefined;
   // An inner wildcard splits the word; the last part keeps a trailing wildcard as a prefix query.
-  return parts.map((p, i) => (prefix && i === parts.length - 1 ? `${quote(p)}*` : quote(p))).join(" AND ");
+  const expr = parts
+    .map((p, i) => (prefix && i === parts.length - 1 ? `${quote(p)}*` : quote(p)))
+    .join(" AND ");
+  return { expr, strings: parts.length };
 }
 
 export function toFtsQuery(text: string): TextQuery {
@@ -65,6 +74,7 @@ export function toFtsQuery(text: string): TextQuery {
 
   const terms: Term[] = [];
   let pendingOr = false;
+  let budget = MAX_TERMS;
   for (const raw of tokens(trimmed)) {
     if (raw === "OR") {
       pendingOr = terms.some((t) => !t.negate);
@@ -72,11 +82,12 @@ export function toFtsQuery(text: string): TextQuery {
     }
     if (raw === "AND") continue;
     const negate = raw.length > 1 && raw.startsWith("-");
-    const expr = termExpr(negate ? raw.slice(1) : raw);
-    if (expr === undefined) continue;
-    terms.push({ expr, negate, or: pendingOr && !negate });
+    const term = termExpr(negate ? raw.slice(1) : raw, budget);
+    if (term === undefined) continue;
+    terms.push({ expr: term.expr, negate, or: pendingOr && !negate });
     pendingOr = false;
-    if (terms.length >= MAX_TERMS) break;
+    budget -= term.strings;
+    if (budget <= 0) break;
   }
 
   const positives = terms.filter((t) => !t.negate);

@@ -34,6 +34,14 @@ export interface SearchRequest {
   metadata: FieldDef[];
 }
 
+/**
+ * Most filter values one search may list, in all its filters together ("fields" values and field
+ * terms in the text). Every value is a condition of one SQL statement, and most scan a table: past
+ * SQLite's caps on bound values and expression depth a search failed, and well before them it slowed
+ * to seconds.
+ */
+export const MAX_FILTER_VALUES = 100;
+
 const FIELDS_HINT = "GET /api/content/indexed-fields lists the indexed fields";
 const Q_EXAMPLE = '{"q":"maps","fields":[{"name":"xip.document_type","values":["IO"]}]}';
 
@@ -197,6 +205,12 @@ export function parseSearchRequest(params: Params): SearchRequest {
     ...raw.fields.map(readFilter).filter((f): f is FieldFilter => f !== undefined),
     ...terms.filters,
   ];
+  const valueCount = filters.reduce((n, f) => n + f.values.length, 0);
+  if (valueCount > MAX_FILTER_VALUES) {
+    throw new SearchInputError(
+      `The search's filters list ${valueCount} values; at most ${MAX_FILTER_VALUES} are allowed in all, so use fewer (a wildcard such as "maps*" matches many)`,
+    );
+  }
   const sort = unique(raw.sort.flatMap(readSort), (s) => s.field.key);
   const facetNames = [...raw.facets.map(readFacetName), ...listValues(params.getAll("facets"))];
   const facets = unique(
