@@ -104,7 +104,12 @@ function authenticate(c: Context<AppEnv>, p: Params): User | Response {
   const svc = c.get("svc");
   const username = p.get("username") ?? "";
   const password = p.get("password") ?? "";
-  if (!username || !password) return fail(c, "Both username and password are required");
+  if (!username || !password) {
+    return fail(
+      c,
+      "Both username and password are required, as form fields (application/x-www-form-urlencoded or multipart/form-data)",
+    );
+  }
   const user = checkPassword(svc.db, username, password);
   const tenant = p.get("tenant");
   if (!user || (tenant && tenant.toLowerCase() !== user.tenant.toLowerCase())) {
@@ -227,16 +232,19 @@ export function accessTokenRoutes(): Hono<AppEnv> {
     const svc = c.get("svc");
     const username = p.get("username") ?? "";
     const timestamp = p.get("timestamp") ?? "";
-    const hash = (p.get("hash") ?? "").toLowerCase();
+    const hash = Buffer.from((p.get("hash") ?? "").toLowerCase());
     const user = getUser(svc.db, username);
     const ageS = Math.abs(svc.now() / 1000 - Number(timestamp));
     if (!user || !/^\d+$/.test(timestamp) || !(ageS <= EXTERNAL_AUTH_WINDOW_S)) {
       return fail(c, "External authentication failed: unknown user or a timestamp more than 5 minutes off");
     }
-    const expected = createHash("sha1")
-      .update(`preservica-external-auth${timestamp}${username}${svc.externalAuthSecret}`)
-      .digest("hex");
-    if (hash.length !== expected.length || !timingSafeEqual(Buffer.from(hash), Buffer.from(expected))) {
+    const expected = Buffer.from(
+      createHash("sha1")
+        .update(`preservica-external-auth${timestamp}${username}${svc.externalAuthSecret}`)
+        .digest("hex"),
+    );
+    // Compared as bytes: a hash of non-ASCII characters can match in length as text but not as bytes.
+    if (hash.length !== expected.length || !timingSafeEqual(hash, expected)) {
       return fail(c, "External authentication failed: the hash does not match");
     }
     c.header("Deprecation", "true");
