@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, ServiceContext } from "./context.js";
@@ -7,6 +8,9 @@ import { accessTokenRoutes } from "./routes/accesstoken.js";
 import { contentRoutes } from "./routes/content.js";
 import { entityRoutes } from "./routes/entity.js";
 import { userRoutes } from "./routes/user.js";
+
+/** Largest request body accepted (413 above it); documented in the README. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * The repository service's HTTP app. Sub-apps per API are mounted here; this file owns the one error
@@ -20,6 +24,23 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   });
   // Test-only fault injection (faults.ts); absent unless the service was started with `faults`.
   if (opts.faults) app.use(opts.faults.middleware());
+  // Every body is read whole (forms, JSON), so its size is capped before any route reads it. The
+  // rest of a refused body is never read, so the connection closes: a client that sent its next
+  // request on it would otherwise lose that request when the adapter gives up draining the body.
+  // GET and HEAD skip the check: no route reads their bodies, and the check costs every request.
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) =>
+      c.json(
+        {
+          success: false,
+          message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB; send fewer or shorter parameters`,
+        },
+        413,
+        { Connection: "close" },
+      ),
+  });
+  app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
   app.route("/api/accesstoken", accessTokenRoutes());
   app.route("/api/user", userRoutes());
@@ -27,7 +48,7 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/api/content", contentRoutes());
 
   app.notFound((c) =>
-    c.json({ success: false, message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404),
+    c.json({ success: false, message: noSuchEndpoint(c.req.method, c.req.path, svc.apiVersion) }, 404),
   );
   app.onError((err, c) => {
     if (err instanceof HTTPException) {
@@ -39,4 +60,16 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
     return c.json({ success: false, message: "Internal error; see the repository service's log" }, 500);
   });
   return app;
+}
+
+/** The 404 for a path no route takes, with the way to the right one. */
+function noSuchEndpoint(method: string, path: string, apiVersion: string): string {
+  const what = `No such endpoint: ${method} ${path}`;
+  if (!["GET", "HEAD", "POST"].includes(method)) {
+    return `${what}; this service only reads: use GET (POST for logins and Content API searches)`;
+  }
+  if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
+    return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
+  }
+  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity and /api/content`;
 }
