@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { ServiceContext } from "./context.js";
 import { type FaultOptions, Faults } from "./faults.js";
+import { answerClientErrors, requestErrorReply } from "./malformed-requests.js";
 import {
   DEFAULT_DEMO_PASSWORDS,
   type DemoPasswords,
@@ -79,9 +81,14 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   const app = createApp(svc, { faults });
   const host = opts.host ?? "127.0.0.1";
   const port = opts.port ?? 8080;
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s));
-    s.once("error", (err: NodeJS.ErrnoException) => {
+  // Built as @hono/node-server's serve() does, plus JSON answers for requests that never reach the app.
+  const server = createServer(
+    getRequestListener(app.fetch, { hostname: host, errorHandler: requestErrorReply }),
+  );
+  answerClientErrors(server);
+  await new Promise<void>((resolve, reject) => {
+    server.listen(port, host, () => resolve());
+    server.once("error", (err: NodeJS.ErrnoException) => {
       // Nothing may stay open behind a failed start: the database, and a temporary data directory.
       db.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
