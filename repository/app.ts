@@ -55,6 +55,11 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
       if (err.res) return err.res;
       return c.json({ success: false, message: err.message }, err.status as ContentfulStatusCode);
     }
+    // The connection broke while a route read the body (a malformed chunk, a client that gave up):
+    // the client's doing, not a fault to log; the answer usually has no one left to read it.
+    if ((err as NodeJS.ErrnoException).code === "ECONNRESET") {
+      return c.json({ success: false, message: "The request body was cut off; send the request again" }, 400);
+    }
     // Never a stack trace on the wire; the operator sees it on stderr.
     console.error(`repository: ${c.req.method} ${c.req.path} failed:`, err);
     return c.json({ success: false, message: "Internal error; see the repository service's log" }, 500);
