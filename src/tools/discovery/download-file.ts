@@ -10,7 +10,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { resolveFile } from "../support/files.js";
 import { formatBytes, lines } from "../support/text.js";
-import { fixity, refParam } from "./params.js";
+import { fileChoice, fixity } from "./params.js";
 
 /**
  * Saves one file to the download folder the person configured (PRESERVATION_DOWNLOAD_DIR), verifying it
@@ -31,13 +31,7 @@ const HASHES: Record<string, string> = {
 const PROGRESS_EVERY = 1024 * 1024;
 
 const input = z.object({
-  ref: refParam("Asset or content object ref; find it with `search`, `browse` or `get_entity` (files)"),
-  representation: z
-    .enum(["Preservation", "Access"])
-    .default("Preservation")
-    .describe("For an asset: which copy (default Preservation); its first file is used"),
-  generation: z.number().int().min(1).optional().describe("Generation number (default: the active one)"),
-  bitstream: z.number().int().min(1).default(1).describe("File number within the generation (default 1)"),
+  ...fileChoice,
   saveAs: z
     .string()
     .min(1)

@@ -13,19 +13,13 @@ import {
 } from "../support/file-text.js";
 import { compactFormats, formatLabel, namedObjects, resolveFile } from "../support/files.js";
 import { formatBytes, lines } from "../support/text.js";
-import { fixity, format, READ_ONLY, refParam } from "./params.js";
+import { fileChoice, fixity, format, READ_ONLY } from "./params.js";
 
 const DEFAULT_TEXT_BYTES = 16 * 1024;
 const MAX_TEXT_BYTES = 64 * 1024;
 
 const input = z.object({
-  ref: refParam("Asset or content object ref; find it with `search`, `browse` or `get_entity` (files)"),
-  representation: z
-    .enum(["Preservation", "Access"])
-    .default("Preservation")
-    .describe("For an asset: which copy (default Preservation); its first file is used"),
-  generation: z.number().int().min(1).optional().describe("Generation number (default: the active one)"),
-  bitstream: z.number().int().min(1).default(1).describe("File number within the generation (default 1)"),
+  ...fileChoice,
   offset: z.number().int().min(0).default(0).describe("Text files: byte to start at (from `nextOffset`)"),
   maxBytes: z
     .number()

@@ -75,3 +75,14 @@ export const READ_ONLY = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
+
+/** Which file of an asset or content object: shared by `get_file` and `download_file` (see resolveFile). */
+export const fileChoice = {
+  ref: refParam("Asset or content object ref; find it with `search`, `browse` or `get_entity` (files)"),
+  representation: z
+    .enum(["Preservation", "Access"])
+    .default("Preservation")
+    .describe("For an asset: which copy (default Preservation); its first file is used"),
+  generation: z.number().int().min(1).optional().describe("Generation number (default: the active one)"),
+  bitstream: z.number().int().min(1).default(1).describe("File number within the generation (default 1)"),
+};
