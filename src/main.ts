@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards.js";
@@ -48,7 +49,12 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
       throw err;
     }
     // Serve anyway: `complete_sign_in` finishes the challenge; role-gated tools stay hidden until then.
-    log.warn({ kind: err.kind }, `sign-in needs a person: ${err.prompt}`);
+    // The embedded service "mails" its challenge codes into a folder the person can open.
+    const where =
+      embedded && err.kind === "email-challenge"
+        ? ` The embedded service's mail is in ${join(config.dataDir, "outbox")}.`
+        : "";
+    log.warn({ kind: err.kind }, `sign-in needs a person: ${err.prompt}${where}`);
   }
   const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
   return {

@@ -78,3 +78,21 @@ describe("read-only mode", () => {
     }
   });
 });
+
+describe("an embedded demo user who must answer an e-mail challenge", () => {
+  it("still starts, and says on stderr where the embedded service's mail is", async () => {
+    const data = tempDataDir();
+    const cli = spawnCli([], childEnv({ PRESERVATION_DATA_DIR: data.dir, PRESERVATION_USERNAME: "guest" }));
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!cli.stderr().includes("sign-in needs a person") && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(cli.stderr()).toContain(`The embedded service's mail is in ${data.dir}/outbox.`);
+      expect(cli.stdout()).toBe("");
+    } finally {
+      await cli.stop();
+      data.cleanup();
+    }
+  });
+});
