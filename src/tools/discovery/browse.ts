@@ -4,6 +4,7 @@ import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { ancestors, loadEntity } from "../support/entities.js";
 import { toItem } from "../support/kinds.js";
+import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, itemLine, lines, pageNote, plural } from "../support/text.js";
 import { crumb, cursor, item, limit, page, READ_ONLY, refParam } from "./params.js";
 
@@ -46,7 +47,7 @@ export default defineTool({
       folder ? ancestors(ctx, folder) : Promise.resolve({ crumbs: [], complete: true }),
       ctx.entity.children(folder ? folder.ref : null, { start: offset, max: args.limit, signal: ctx.signal }),
     ]);
-    const items = children.items.map(toItem);
+    const { kept: items, cut } = withinBudget(children.items.map(toItem));
     const paging = pageFacts(offset, items.length, children.total, hash);
     const structured = {
       ...(folder ? { folder: { ref: folder.ref, title: folder.title } } : {}),
@@ -70,6 +71,7 @@ export default defineTool({
       head,
       crumbLine,
       ...items.map(itemLine),
+      budgetNote(cut),
       pageNote(offset, items.length, children.total, paging.nextCursor),
     );
     return { structured, text };

@@ -3,6 +3,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { toItem } from "../support/kinds.js";
+import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, itemLine, lines, pageNote, plural } from "../support/text.js";
 import { cursor, item, limit, page, READ_ONLY } from "./params.js";
 
@@ -43,7 +44,7 @@ export default defineTool({
       max: args.limit,
       signal: ctx.signal,
     });
-    const entities = p.items.map(toItem);
+    const { kept: entities, cut } = withinBudget(p.items.map(toItem));
     const paging = pageFacts(offset, entities.length, p.total, hash);
     const what = `${args.type ? `${args.type} ` : ""}"${clip(args.value, 100)}"`;
     // A guessed type ("accession number" for "accession") hides a value that is there: say so.
@@ -58,6 +59,7 @@ export default defineTool({
           : `No entity you may see has identifier ${what}. Values match exactly; try \`search\` with fields [{field: "xip.identifier", values: ["${clip(args.value, 60)}%"]}].`
         : `${plural(p.total, "entity", "entities")} with identifier ${what}:`,
       ...entities.map(itemLine),
+      budgetNote(cut),
       pageNote(offset, entities.length, p.total, paging.nextCursor),
     );
     return { structured: { entities, ...paging }, text };

@@ -4,6 +4,7 @@ import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
 import { toItem } from "../support/kinds.js";
+import { budgetNote, withinBudget } from "../support/paging.js";
 import { itemLine, lines, pageNote, plural } from "../support/text.js";
 import { cursor, date, item, limit, page, READ_ONLY } from "./params.js";
 
@@ -47,7 +48,7 @@ export default defineTool({
       max: args.limit,
       signal: ctx.signal,
     });
-    const entities = p.items.map(toItem);
+    const { kept: entities, cut } = withinBudget(p.items.map(toItem));
     const paging = pageFacts(offset, entities.length, p.total, hash);
     const window = `${since}${until ? ` to ${until}` : " onwards"}`;
     const text = lines(
@@ -55,6 +56,7 @@ export default defineTool({
         ? `Nothing you may see changed from ${window}.`
         : `${plural(p.total, "entity", "entities")} changed from ${window}:`,
       ...entities.map(itemLine),
+      budgetNote(cut),
       pageNote(offset, entities.length, p.total, paging.nextCursor),
     );
     return { structured: { since, ...(until ? { until } : {}), entities, ...paging }, text };

@@ -7,7 +7,7 @@ import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
 import { loadEntity } from "../support/entities.js";
 import { spoken } from "../support/kinds.js";
-import { windowOf } from "../support/paging.js";
+import { budgetNote, windowOf, withinBudget } from "../support/paging.js";
 import { clip, lines, pageNote, plural } from "../support/text.js";
 import { cursor, date, entityRef, limit, page, READ_ONLY, refParam } from "./params.js";
 
@@ -233,6 +233,8 @@ export default defineTool({
       head = `${plural(total, "event")}${filtered ? " matching" : ""} in the repository${spelling}`;
     }
 
+    const { kept, cut } = withinBudget(rows);
+    rows = kept;
     const paging = pageFacts(offset, rows.length, total, hash);
     const eventLines = rows.map(
       (r) =>
@@ -241,6 +243,7 @@ export default defineTool({
     const text = lines(
       `${head}${rows.length ? (args.newestFirst ? ", newest first:" : ", oldest first:") : "."}`,
       ...eventLines,
+      budgetNote(cut),
       pageNote(offset, rows.length, total, paging.nextCursor),
       missHint,
     );

@@ -7,6 +7,7 @@ import { checkRange, toInstant } from "../support/dates.js";
 import { loadEntity } from "../support/entities.js";
 import { checkFieldNames } from "../support/indexed-fields.js";
 import { KIND_OF, TYPE_OF } from "../support/kinds.js";
+import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, itemLine, lines, pageNote, plural } from "../support/text.js";
 import { cursor, date, kind, limit, page, READ_ONLY, refParam } from "./params.js";
 
@@ -177,7 +178,7 @@ export default defineTool({
       ? await ctx.content.searchWithin(folder.ref, query)
       : await ctx.content.search(query);
 
-    const hits = result.ids.map((id, i) => {
+    const allHits = result.ids.map((id, i) => {
       const row: MetadataRow = result.rows[i] ?? {};
       const parentRef = first(row["xip.parent_ref"]);
       const fields: Record<string, Value> = {};
@@ -193,6 +194,7 @@ export default defineTool({
         ...(Object.keys(fields).length ? { fields } : {}),
       };
     });
+    const { kept: hits, cut } = withinBudget(allHits);
     const facets = result.facets.map((f) => ({
       field: f.field,
       values: f.values.slice(0, MAX_FACET_VALUES).map((v) => ({ value: v.value, count: v.count })),
@@ -234,6 +236,7 @@ export default defineTool({
       head,
       ...hitLines,
       facetLines.length > 0 && `Facets:\n${facetLines.join("\n")}`,
+      budgetNote(cut),
       pageNote(offset, hits.length, result.totalHits, paging.nextCursor),
     );
     return { structured, text };
