@@ -72,9 +72,18 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   // Users and tags are refreshed on every start so password overrides take effect on existing data.
   seedUsersAndTags(db, { ...DEFAULT_DEMO_PASSWORDS, ...opts.passwords });
   if (seed !== "none" && entityCount(db) === 0) {
-    if (seed === "demo") seedDemo(db, content);
-    else seedSynthetic(db, content, seed);
-    seeded = true;
+    // Two processes may start on one empty data directory at once (an MCP client launching the embedded
+    // default twice): the check and the seed run under one write lock, so the second waits, then finds data.
+    db.pragma("busy_timeout = 120000");
+    seeded = db
+      .transaction(() => {
+        if (entityCount(db) !== 0) return false;
+        if (seed === "demo") seedDemo(db, content);
+        else seedSynthetic(db, content, seed);
+        return true;
+      })
+      .immediate();
+    db.pragma("busy_timeout = 5000");
   }
 
   const faults = opts.faults ? new Faults(opts.faults === true ? {} : opts.faults) : undefined;

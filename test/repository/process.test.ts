@@ -28,6 +28,32 @@ describe("the repository service process", () => {
     }
   });
 
+  it("seeds once when two processes start on one empty data directory at the same moment", async () => {
+    const shared = mkdtempSync(join(tmpdir(), "repo-race-test-"));
+    try {
+      const [a, b] = await Promise.all([
+        spawnRepository(["--data", shared, "--seed", "demo"]),
+        spawnRepository(["--data", shared, "--seed", "demo"]),
+      ]);
+      try {
+        expect([a.stdout(), b.stdout()].filter((o) => o.includes("(seeded)"))).toHaveLength(1);
+        const { token } = await login(a.url, "manager");
+        const totals = await Promise.all(
+          [a.url, b.url].map(async (url) => {
+            const res = await authed(url, token)("/api/content/search?q=%25&max=1");
+            return ((await res.json()) as { value: { totalHits: number } }).value.totalHits;
+          }),
+        );
+        expect(totals[0]).toBeGreaterThan(0);
+        expect(totals[1]).toBe(totals[0]);
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+      }
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
   it("honours password overrides from the environment", async () => {
     const repo = await spawnRepository(["--seed", "none"], {
       PRESERVATION_DEMO_READER_PASSWORD: "s3cret-reader",
