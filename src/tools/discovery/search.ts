@@ -203,7 +203,9 @@ export default defineTool({
     const paging = pageFacts(offset, hits.length, result.totalHits, hash);
     const structured = { hits, ...paging, ...(facets.length ? { facets } : {}) };
 
-    const what = args.query?.trim() ? ` for "${clip(args.query, 80)}"` : "";
+    const said = clip(args.query?.trim() ?? "", 80);
+    // A phrase query brings its own quotes: do not double them.
+    const what = said ? (said.includes('"') ? ` for ${said}` : ` for "${said}"`) : "";
     const where = folder ? ` below folder "${clip(folder.title, 80)}"` : "";
     const hints =
       result.totalHits === 0

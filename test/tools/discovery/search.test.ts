@@ -91,6 +91,13 @@ describe("search", () => {
     expect(all.hits.every((h) => readerSees(entity(h.ref)))).toBe(true);
   });
 
+  it("quotes the query once, even a phrase that brings its own quotes", async () => {
+    const res = await mcp.raw("search", { query: '"Custom House"' });
+    expect(res.isError).toBeFalsy();
+    expect(textOf(res)).toMatch(/^\d+ match(es)? for "Custom House":/);
+    expect(textOf(res)).not.toContain('""');
+  });
+
   it("searches within a folder's whole subtree", async () => {
     const folder = DEMO.refs.councilMinutesSeries;
     const expected = descendantsOf(folder)
