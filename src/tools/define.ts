@@ -7,7 +7,8 @@ import type { z } from "zod";
  */
 
 export const TOOLSETS = {
-  discovery: "Search, browse and read the collection: entities, metadata, files, events (read-only)",
+  discovery:
+    "Search, browse and read the collection: entities, metadata, files, events; save files where a download folder is configured",
   session: "Who am I, and completing sign-in challenges",
 } as const;
 export type Toolset = keyof typeof TOOLSETS;
