@@ -102,6 +102,10 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
     passwords,
     ...(Number(latency) > 0 ? { faults: { latencyMs: Number(latency) } } : {}),
   });
+  // A script may read the first line and close the pipe (`| head -1`): keep serving rather than die of EPIPE.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+  });
   // The first stdout line is the contract scripts and tests read.
   process.stdout.write(`listening on ${repo.url}\n`);
   const lines = userNames.map(

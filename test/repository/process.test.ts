@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli, spawnRepository } from "../helpers/process.js";
+import { CLI, runCli, spawnRepository } from "../helpers/process.js";
 import { authed, login } from "../helpers/repository.js";
 
 describe("the repository service process", () => {
@@ -87,6 +87,39 @@ describe("the repository service process", () => {
       expect(performance.now() - t0).toBeGreaterThanOrEqual(240);
     } finally {
       await repo.stop();
+    }
+  });
+
+  it("keeps serving when whoever read the first line closes the pipe (| head -1)", async () => {
+    const { spawn } = await import("node:child_process");
+    // The shell pipeline in its own process group, so the test can stop all of it.
+    const sh = spawn(
+      "sh",
+      ["-c", `"${process.execPath}" "${CLI}" repository --port 0 --seed none | head -1`],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        sh.stdout.setEncoding("utf8").on("data", (d: string) => {
+          out += d;
+          const m = out.match(/^listening on (\S+)\n/);
+          if (m?.[1]) resolve(m[1]);
+        });
+        sh.once("exit", () => reject(new Error(`the service exited: ${out}`)));
+      });
+      // head has exited and closed the pipe; the banner written after the first line met EPIPE.
+      await new Promise((r) => setTimeout(r, 500));
+      const res = await fetch(`${url}/api/accesstoken/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: "reader", password: "reader-demo-pw" }),
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      if (sh.pid) process.kill(-sh.pid, "SIGTERM");
     }
   });
 
