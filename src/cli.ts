@@ -1,7 +1,5 @@
 #!/usr/bin/env node
 import { REPOSITORY_USAGE, runRepository, UsageError } from "../repository/main.js";
-import { ConfigError } from "./config.js";
-import { runMcpServer } from "./main.js";
 
 /** The one entry point: `preservation-mcp [--http ...] | repository ... | tour`. */
 
@@ -39,7 +37,8 @@ async function main(argv: string[]): Promise<number> {
       if (command !== undefined && !command.startsWith("-")) {
         throw new UsageError(`unknown command "${command}"; see preservation-mcp --help`);
       }
-      await runMcpServer(argv);
+      // Loaded only here: the repository command alone should not pay for the MCP SDK at start-up.
+      await (await import("./main.js")).runMcpServer(argv);
       return 0;
   }
 }
@@ -50,7 +49,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // One line on stderr (stdout may be an MCP client's pipe), then a non-zero exit.
-    const usage = err instanceof UsageError || err instanceof ConfigError;
+    const usage = err instanceof UsageError || (err as Error)?.name === "ConfigError";
     process.stderr.write(`preservation-mcp: ${(err as Error)?.message ?? String(err)}\n`);
     process.exitCode = usage ? 2 : 1;
   },

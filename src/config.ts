@@ -72,7 +72,10 @@ export interface Config {
   http: { enabled: boolean; host: string; port: number; token?: string };
 }
 
-export class ConfigError extends Error {}
+export class ConfigError extends Error {
+  // The CLI recognises it by name, so it need not load this module (and zod) for other commands.
+  override readonly name = "ConfigError";
+}
 
 /** Flags that mirror the variables (`--read-only` ↔ PRESERVATION_READ_ONLY). Passwords only by environment. */
 const FLAG_TO_ENV: Record<string, string> = {
