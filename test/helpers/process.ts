@@ -14,6 +14,22 @@ export interface SpawnedRepository {
   stop(): Promise<number | null>;
 }
 
+/** Every service process started here, so a failed test cannot leave one running (see stopAllSpawned). */
+const spawned = new Set<ChildProcess>();
+
+/** Stops whatever spawnRepository started and is still running: call it in afterAll. */
+export async function stopAllSpawned(): Promise<void> {
+  await Promise.all(
+    [...spawned].map(async (child) => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        await once(child, "exit");
+      }
+      spawned.delete(child);
+    }),
+  );
+}
+
 /** Starts `preservation-mcp repository` as a real process and waits for its `listening on` line. */
 export async function spawnRepository(
   args: string[],
@@ -23,6 +39,8 @@ export async function spawnRepository(
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  spawned.add(child);
+  child.once("exit", () => spawned.delete(child));
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => {

@@ -2,12 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CLI, runCli, spawnRepository } from "../helpers/process.js";
+import { CLI, runCli, spawnRepository, stopAllSpawned } from "../helpers/process.js";
 import { authed, login } from "../helpers/repository.js";
 
 describe("the repository service process", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "repo-process-test-"));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await stopAllSpawned();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
 
   it("prints its URL first, seeds once, keeps data and tokens across a restart, and stops cleanly on SIGTERM", async () => {
     const first = await spawnRepository(["--data", dataDir, "--seed", "demo"]);
