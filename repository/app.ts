@@ -4,9 +4,11 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, ServiceContext } from "./context.js";
 import type { Faults } from "./faults.js";
+import { allowedMethodsOf, appRoutes } from "./http/allowed-methods.js";
 import { accessTokenRoutes } from "./routes/accesstoken.js";
 import { contentRoutes } from "./routes/content.js";
 import { entityRoutes } from "./routes/entity.js";
+import { metadataRoutes } from "./routes/metadata.js";
 import { userRoutes } from "./routes/user.js";
 
 /** Largest request body accepted (413 above it); documented in the README. */
@@ -40,16 +42,29 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
         { Connection: "close" },
       ),
   });
-  app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+  // Uploads of files (previews, new content, representations) stream to the content store with a cap
+  // of their own instead.
+  app.use((c, next) =>
+    c.req.method === "GET" || c.req.method === "HEAD" || isStreamedUpload(c.req.method, c.req.path)
+      ? next()
+      : limitBody(c, next),
+  );
 
   app.route("/api/accesstoken", accessTokenRoutes());
   app.route("/api/user", userRoutes());
   app.route("/api/entity", entityRoutes(svc.apiVersion));
   app.route("/api/content", contentRoutes());
+  app.route("/api/metadata", metadataRoutes());
 
-  app.notFound((c) =>
-    c.json({ success: false, message: noSuchEndpoint(c.req.method, c.req.path, svc.apiVersion) }, 404),
-  );
+  const allowedMethods = allowedMethodsOf(appRoutes(app));
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+      const message = `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.filter((m) => m !== "HEAD").join(" or ")}`;
+      return c.json({ success: false, message }, 405, { Allow: allowed.join(", ") });
+    }
+    return c.json({ success: false, message: noSuchEndpoint(c.req.method, c.req.path, svc.apiVersion) }, 404);
+  });
   app.onError((err, c) => {
     if (err instanceof HTTPException) {
       if (err.res) return err.res;
@@ -67,14 +82,22 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   return app;
 }
 
+/**
+ * Requests whose body is a file the route streams to the content store (and caps itself): a custom
+ * preview, a content object's new content, a new representation.
+ */
+const STREAMED_UPLOADS =
+  /^\/api\/entity(?:\/v\d+\.\d+)?\/(?:(?:structural|information)-objects\/[^/]+\/preview|content-objects\/[^/]+\/generations|information-objects\/[^/]+\/representations)$/;
+
+export function isStreamedUpload(method: string, path: string): boolean {
+  return (method === "PUT" || method === "POST") && STREAMED_UPLOADS.test(path);
+}
+
 /** The 404 for a path no route takes, with the way to the right one. */
 function noSuchEndpoint(method: string, path: string, apiVersion: string): string {
   const what = `No such endpoint: ${method} ${path}`;
-  if (!["GET", "HEAD", "POST"].includes(method)) {
-    return `${what}; this service only reads: use GET (POST for logins and Content API searches)`;
-  }
   if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
     return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
   }
-  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity and /api/content`;
+  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity, /api/content and /api/metadata (docs/repository-api.md lists every route)`;
 }

@@ -1,3 +1,4 @@
+import type { ActionRunner } from "./jobs/runner.js";
 import type { Permissions, User } from "./store/auth.js";
 import type { ContentStore } from "./store/content-store.js";
 import type { Db } from "./store/db.js";
@@ -18,6 +19,8 @@ export interface ServiceContext {
   externalAuthSecret: string;
   /** Milliseconds since the epoch; injectable so tests can move time. */
   now: () => number;
+  /** Runs long-running actions (moves, deletions, CSV edits, ...) off the request path. */
+  actions: ActionRunner;
 }
 
 /** The authenticated caller, set by the token middleware. */

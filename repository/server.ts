@@ -7,6 +7,7 @@ import { getRequestListener } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { ServiceContext } from "./context.js";
 import { type FaultOptions, Faults } from "./faults.js";
+import { ActionRunner } from "./jobs/runner.js";
 import { answerClientErrors, requestErrorReply } from "./malformed-requests.js";
 import {
   DEFAULT_DEMO_PASSWORDS,
@@ -34,6 +35,8 @@ export interface RepositoryOptions {
   now?: () => number;
   /** Test-only fault injection (faults.ts): off unless given; then `repo.faults` controls it. */
   faults?: FaultOptions | true;
+  /** How many long-running actions run at once (default 2). */
+  actionConcurrency?: number;
 }
 
 export interface RunningRepository {
@@ -56,7 +59,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "preservation-repo-"));
   const db = openDatabase(dataDir);
   const content = new ContentStore(join(dataDir, "content"));
-  const svc: ServiceContext = {
+  const svc = {
     db,
     content,
     dataDir,
@@ -65,7 +68,8 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     maxSessionLifetimeMins: opts.maxSessionLifetimeMins ?? 8 * 60,
     externalAuthSecret: opts.externalAuthSecret ?? "demo-shared-secret",
     now: opts.now ?? Date.now,
-  };
+  } as ServiceContext;
+  svc.actions = new ActionRunner(svc, opts.actionConcurrency);
 
   let seeded = false;
   const seed = opts.seed ?? "demo";
@@ -110,6 +114,8 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
       );
     });
   });
+  // Actions a crash or stop left ACTIVE carry on (their routes are loaded, so every kind is known).
+  svc.actions.resumeInterrupted();
   const { port: boundPort } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
@@ -127,6 +133,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
         // Keep-alive sockets would hold close() open until they time out.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      await svc.actions.close();
       db.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
     },

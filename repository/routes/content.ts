@@ -10,7 +10,7 @@ import { type EntityFile, fileOf, isThumbnailImage } from "../search/files.js";
 import { objectDetails } from "../search/object-details.js";
 import { parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
 import { Permission } from "../store/auth.js";
-import { type EntityRow, getEntity } from "../store/entities.js";
+import { type EntityRow, getEntity } from "../store/entities/write.js";
 import { streamStoredFile } from "./byte-range.js";
 
 /**

@@ -3,11 +3,12 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
 import { utcInstant } from "../dates.js";
+import { parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { parsePaging } from "../paging.js";
 import { isUuid } from "../params.js";
 import { Permission } from "../store/auth.js";
-import type { EntityType } from "../store/entities.js";
-import { type EntityRecord, findEntity, tagsParam } from "../store/entity-queries.js";
+import { type EntityRecord, findEntity, tagsParam } from "../store/entities/read.js";
+import type { EntityType } from "../store/entities/write.js";
 import { ENTITY_PATH, type ListMeta, type RenderContext } from "../xml/common.js";
 import { type ApiVersion, resolveRequestedVersion } from "../xml/versions.js";
 
@@ -148,4 +149,42 @@ export function isoParam(c: EntityContext, name: string, required: boolean): str
     });
   }
   return instant;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The write side
+
+/**
+ * The entity `rawRef` of `type` when the caller may read it and holds `permission` on its security
+ * tag: 400 / 404 as `readableEntity`, then 403 (never 401: clients re-login forever on 401).
+ */
+export function writableEntity(
+  c: EntityContext,
+  rawRef: string | undefined,
+  type: EntityType,
+  permission: Permission,
+): EntityRecord {
+  const e = readableEntity(c, rawRef, type);
+  requirePermission(c, e, permission);
+  return e;
+}
+
+/** The request body parsed as XML (see http/xml-body.ts); `example` shows what to send instead. */
+export async function xmlRequest(c: EntityContext, example: string): Promise<XmlNode> {
+  return parseXmlBody(await c.req.text(), example);
+}
+
+/** The current instant as the service sees it (injectable in tests), ISO 8601 UTC. */
+export function nowIso(c: EntityContext): string {
+  return new Date(c.get("svc").now()).toISOString();
+}
+
+/** The reply to a request that started a long-running action: the progress token as plain text. */
+export function progressReply(c: EntityContext, actionId: string, status: 200 | 202 = 202): Response {
+  return c.body(actionId, status, { "Content-Type": "text/plain;charset=UTF-8" });
+}
+
+/** 204 No Content, as clients expect from deletions of sub-resources. */
+export function noContent(c: EntityContext): Response {
+  return c.body(null, 204);
 }

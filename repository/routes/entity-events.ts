@@ -8,7 +8,7 @@ import {
   eventsPage,
   findEvent,
   updatedSincePage,
-} from "../store/entity-queries.js";
+} from "../store/entities/read.js";
 import { entitiesDocument, eventActionsDocument, eventsDocument } from "../xml/event-docs.js";
 import {
   ENTITY_TYPE_PATHS,

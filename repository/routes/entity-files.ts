@@ -12,7 +12,7 @@ import {
   generationsPage,
   representationObjects,
   representationsPage,
-} from "../store/entity-queries.js";
+} from "../store/entities/read.js";
 import {
   bitstreamDocument,
   generationDocument,

@@ -9,7 +9,7 @@ import {
   fragmentsPage,
   identifiersPage,
   linksPage,
-} from "../store/entity-queries.js";
+} from "../store/entities/read.js";
 import {
   childrenDocument,
   entityDocument,
@@ -20,6 +20,7 @@ import {
 } from "../xml/entity-docs.js";
 import { versionDetailsDocument } from "../xml/event-docs.js";
 import { fullVersionString, newestVersion } from "../xml/versions.js";
+import { registerEntityActionRoutes } from "./entity-actions.js";
 import {
   ENTITY_TYPE_PATHS,
   type EntityEnv,
@@ -31,13 +32,20 @@ import {
   versionMiddleware,
   xml,
 } from "./entity-common.js";
+import { registerEntityContentWriteRoutes } from "./entity-content-writes.js";
+import { registerMetadataCsvEditRoutes } from "./entity-csv-edits.js";
+import { registerEntityDeletionRoutes } from "./entity-deletions.js";
 import { registerEntityEventRoutes } from "./entity-events.js";
 import { registerEntityFileRoutes } from "./entity-files.js";
+import { registerEntityStructureRoutes } from "./entity-structure.js";
+import { registerEntityWriteRoutes } from "./entity-writes.js";
+import { registerRetentionRoutes } from "./retention.js";
 
 /**
- * Entity API (XML), read side. One sub-app holds every route; it is mounted twice, on `/vX.Y` (answers
+ * Entity API (XML). One sub-app holds every route; it is mounted twice, on `/vX.Y` (answers
  * in that version's namespaces) and on `/` (answers in the newest), so the two can never drift apart.
- * Every route needs a token, and every entity route Read Metadata on the entity's security tag.
+ * Every route needs a token, and every entity route Read Metadata on the entity's security tag (writes
+ * also the permission they need, see docs/repository-api.md).
  */
 export function entityRoutes(newest: string): Hono<AppEnv> {
   const api = new Hono<EntityEnv>();
@@ -49,6 +57,14 @@ export function entityRoutes(newest: string): Hono<AppEnv> {
   registerEntityReadRoutes(api);
   registerEntityFileRoutes(api);
   registerEntityEventRoutes(api);
+  registerEntityWriteRoutes(api);
+  registerEntityStructureRoutes(api);
+  registerEntityContentWriteRoutes(api);
+  registerEntityDeletionRoutes(api);
+  registerRetentionRoutes(api);
+  registerMetadataCsvEditRoutes(api);
+  // Last: its generic /actions/{kind} listings yield to the kind-specific routes registered above.
+  registerEntityActionRoutes(api);
 
   const root = new Hono<EntityEnv>();
   root.route("/:version{v[0-9]+\\.[0-9]+}", api);

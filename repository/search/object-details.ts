@@ -1,7 +1,7 @@
 import type { Permissions } from "../store/auth.js";
 import { Permission } from "../store/auth.js";
 import type { Db } from "../store/db.js";
-import type { EntityRow } from "../store/entities.js";
+import type { EntityRow } from "../store/entities/write.js";
 import { DC_ELEMENTS_NS, dublinCoreValues, OAI_DC_SCHEMA } from "./dublin-core.js";
 import { fileOf, isThumbnailImage } from "./files.js";
 import { prepared } from "./statements.js";

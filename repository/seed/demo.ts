@@ -10,7 +10,7 @@ import {
   addRepresentation,
   type EntityType,
   insertEntity,
-} from "../store/entities.js";
+} from "../store/entities/write.js";
 import {
   type AssetNode,
   DEMO_ROOTS,

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { SCHEMA, SCHEMA_VERSION } from "./schema.js";
+import { migrate } from "./migrations/index.js";
 
 export type Db = Database.Database;
 
@@ -19,17 +19,11 @@ export function openDatabase(dataDir: string | null): Db {
   }
   db.pragma("foreign_keys = ON");
   db.pragma("busy_timeout = 5000");
-  db.exec(SCHEMA);
-  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
-    | { value: string }
-    | undefined;
-  if (!row) {
-    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(String(SCHEMA_VERSION));
-  } else if (Number(row.value) > SCHEMA_VERSION) {
+  try {
+    migrate(db);
+  } catch (err) {
     db.close();
-    throw new Error(
-      `The data directory was written by a newer version (schema ${row.value}, this program knows ${SCHEMA_VERSION}); upgrade preservation-mcp or use another --data directory.`,
-    );
+    throw err;
   }
   return db;
 }

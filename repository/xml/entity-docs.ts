@@ -5,7 +5,7 @@ import type {
   FragmentSummary,
   IdentifierRecord,
   LinkRecord,
-} from "../store/entity-queries.js";
+} from "../store/entities/read.js";
 import {
   entityUrl,
   type ListMeta,

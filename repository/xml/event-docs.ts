@@ -1,4 +1,4 @@
-import type { EntitySummary, EventActionRecord, EventRecord } from "../store/entity-queries.js";
+import type { EntitySummary, EventActionRecord, EventRecord } from "../store/entities/read.js";
 import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
 import type { ApiVersion } from "./versions.js";
 import { XmlWriter } from "./writer.js";

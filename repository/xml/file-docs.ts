@@ -5,7 +5,7 @@ import type {
   GenerationRecord,
   RepresentationRecord,
   RepresentationSummary,
-} from "../store/entity-queries.js";
+} from "../store/entities/read.js";
 import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
 import { hasOriginalName } from "./versions.js";
 

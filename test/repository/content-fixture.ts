@@ -9,7 +9,7 @@ import {
   type EntityRow,
   insertEntity,
   type NewEntity,
-} from "../../repository/store/entities.js";
+} from "../../repository/store/entities/write.js";
 import { startTestRepository } from "../helpers/repository.js";
 
 /**

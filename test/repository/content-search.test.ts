@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addFragment, insertEntity } from "../../repository/store/entities.js";
+import { addFragment, insertEntity } from "../../repository/store/entities/write.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { type ContentFixture, LETTER_TEXT, objectId, startContentFixture } from "./content-fixture.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
-import { addEvent, addIdentifier, insertEntity } from "../../repository/store/entities.js";
+import { addEvent, addIdentifier, insertEntity } from "../../repository/store/entities/write.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { arr, getXml, jsonError, text } from "./entity-xml.js";
 

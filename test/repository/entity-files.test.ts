@@ -7,7 +7,7 @@ import {
   addGeneration,
   addRepresentation,
   insertEntity,
-} from "../../repository/store/entities.js";
+} from "../../repository/store/entities/write.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { arr, ENTITY_NS, getXml, jsonError, text } from "./entity-xml.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
-import { addFragment, insertEntity } from "../../repository/store/entities.js";
+import { addFragment, insertEntity } from "../../repository/store/entities/write.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";
 import { arr, ENTITY_NS, getXml, XIP_NS } from "./entity-xml.js";
 

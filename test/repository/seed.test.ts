@@ -25,7 +25,7 @@ import {
 } from "../../repository/store/auth.js";
 import { ContentStore } from "../../repository/store/content-store.js";
 import { type Db, openDatabase } from "../../repository/store/db.js";
-import { reindexEntity } from "../../repository/store/entities.js";
+import { reindexEntity } from "../../repository/store/entities/write.js";
 import { startTestRepository } from "../helpers/repository.js";
 
 const temps: string[] = [];

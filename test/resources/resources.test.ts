@@ -6,7 +6,7 @@ import {
   addGeneration,
   addRepresentation,
   insertEntity,
-} from "../../repository/store/entities.js";
+} from "../../repository/store/entities/write.js";
 import { MAX_RESOURCE_BYTES } from "../../src/resources/files.js";
 import { assetUri, bitstreamUri, folderUri, metadataUri, ROOT_URI } from "../../src/resources/uris.js";
 import { type McpHarness, startMcp } from "../helpers/mcp.js";

@@ -7,7 +7,7 @@ import {
   addGeneration,
   addRepresentation,
   insertEntity,
-} from "../../../repository/store/entities.js";
+} from "../../../repository/store/entities/write.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { DEMO, seedFile } from "./demo-facts.js";
 

@@ -71,7 +71,7 @@ describe("find_by_identifier", () => {
 
   it("pages when many entities share a value", async () => {
     const db = mcp.repo.svc.db;
-    const { addIdentifier } = await import("../../../repository/store/entities.js");
+    const { addIdentifier } = await import("../../../repository/store/entities/write.js");
     const shared = DEMO.entities.filter((e) => e.type === "IO").slice(0, 5);
     for (const e of shared) addIdentifier(db, e.ref, "batch", "BATCH-2025-07");
     const first = await mcp.call<Answer>("find_by_identifier", { value: "BATCH-2025-07", limit: 2 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addIdentifier, insertEntity } from "../../../repository/store/entities.js";
+import { addIdentifier, insertEntity } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";

@@ -5,7 +5,7 @@ import {
   addGeneration,
   addRepresentation,
   insertEntity,
-} from "../../../repository/store/entities.js";
+} from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ACCESSION_SCHEMA, OAI_DC_SCHEMA } from "../../../repository/seed/metadata.js";
-import { addFragment } from "../../../repository/store/entities.js";
+import { addFragment } from "../../../repository/store/entities/write.js";
 import { metadataUri } from "../../../src/resources/uris.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { assetNode, DEMO, entity, NODES } from "./demo-facts.js";

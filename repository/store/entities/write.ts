@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { indexDublinCore } from "../search/dublin-core.js";
-import { walkXml } from "../search/xml.js";
-import type { StoredBlob } from "./content-store.js";
-import type { Db } from "./db.js";
+import { indexDublinCore } from "../../search/dublin-core.js";
+import { walkXml } from "../../search/xml.js";
+import type { StoredBlob } from "../content-store.js";
+import type { Db } from "../db.js";
 
 /**
  * Writes and basic reads of the entity graph. Every write that changes searchable text calls

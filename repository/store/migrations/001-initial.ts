@@ -1,13 +1,13 @@
+import type { Migration } from "./index.js";
+
 /**
- * The repository service's SQLite schema. One statement list, applied idempotently at open;
- * `schema_version` lets later migrations know where a data directory stands.
+ * Schema 1: the read side as first released. Kept exactly as it shipped (a data directory written by
+ * that release holds this schema at version 1), so never edit it: change the schema in a new migration.
  *
  * Entities live in one table (SO, IO, CO share Ref/Title/Description/SecurityTag/Parent); the integer
  * `id` gives a stable insertion order for paging and doubles as the FTS rowid.
  */
-export const SCHEMA_VERSION = 1;
-
-export const SCHEMA = `
+export const SCHEMA_1 = `
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -202,3 +202,9 @@ CREATE TABLE IF NOT EXISTS entity_dc_values (
 CREATE INDEX IF NOT EXISTS entity_dc_values_entity ON entity_dc_values (entity_ref, name);
 CREATE INDEX IF NOT EXISTS entity_dc_values_lookup ON entity_dc_values (name, value, entity_ref);
 `;
+
+export const initial: Migration = {
+  version: 1,
+  name: "initial read-side schema",
+  up: (db) => db.exec(SCHEMA_1),
+};

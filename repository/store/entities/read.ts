@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
-import type { Db } from "./db.js";
-import type { EntityType } from "./entities.js";
+import type { Db } from "../db.js";
+import type { EntityType } from "./write.js";
 
 /**
  * Read queries behind the Entity API. Statements are prepared once per database (cached in a WeakMap)

@@ -1,0 +1,58 @@
+import type { Db } from "../db.js";
+import { initial } from "./001-initial.js";
+import { writeSide } from "./002-write-side.js";
+
+/**
+ * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
+ * opening it applies the rest in order, in one transaction with the new version number, so a crash
+ * mid-upgrade leaves the store as it was, never between two versions.
+ * Released migrations are never edited: a change of schema is a new file here.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Db): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [initial, writeSide];
+
+/** The schema version this program writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+
+/** The schema version a store is at; 0 for an empty database. */
+export function schemaVersion(db: Db): number {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+  if (!hasMeta) return 0;
+  const row = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as
+    | { value: string }
+    | undefined;
+  return row ? Number(row.value) : 0;
+}
+
+/**
+ * Brings the store to SCHEMA_VERSION. Refuses a store written by a newer program (its schema may
+ * mean things this one does not know). Runs under one write lock, so two processes opening the same
+ * new data directory at once migrate it once.
+ */
+export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): void {
+  const newest = migrations[migrations.length - 1]?.version ?? 0;
+  const current = schemaVersion(db);
+  if (current > newest) {
+    throw new Error(
+      `The data directory was written by a newer version (schema ${current}, this program knows ${newest}); upgrade preservation-mcp or use another --data directory.`,
+    );
+  }
+  if (current === newest) return;
+  const pending = migrations.filter((m) => m.version > current);
+  db.transaction(() => {
+    // Checked again under the lock: another process may have migrated while this one waited.
+    const now = schemaVersion(db);
+    for (const m of pending) {
+      if (m.version <= now) continue;
+      m.up(db);
+      db.prepare(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ).run(String(m.version));
+    }
+  }).immediate();
+}
