@@ -1,0 +1,134 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { registerActionKind } from "../../../repository/jobs/registry.js";
+import { type RunningRepository, startRepository } from "../../../repository/server.js";
+import { getAction, handledRefs } from "../../../repository/store/actions/read.js";
+import { createAction, recordItems } from "../../../repository/store/actions/write.js";
+import { authed, login } from "../../helpers/repository.js";
+
+/**
+ * The action runner: bounded concurrency, work off the request path, resumption after a restart
+ * without doing anything twice, and a clear end for what cannot be resumed. A test-only kind counts
+ * items in batches, as real kinds do.
+ */
+
+const dirs: string[] = [];
+const repos: RunningRepository[] = [];
+afterEach(async () => {
+  for (const r of repos.splice(0)) await r.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function start(dataDir: string, actionConcurrency?: number): Promise<RunningRepository> {
+  const repo = await startRepository({ port: 0, seed: "none", dataDir, actionConcurrency });
+  repos.push(repo);
+  return repo;
+}
+
+let running = 0;
+let peak = 0;
+/** Items 1..n, ten per batch; each batch recorded in one transaction; a gate can hold it mid-way. */
+let gate: Promise<void> | undefined;
+registerActionKind({
+  kind: "test-count",
+  path: "test-counts",
+  title: "Count (tests only)",
+  async run({ svc, action, params, pause, now }) {
+    running++;
+    peak = Math.max(peak, running);
+    try {
+      const n = (params as { n: number }).n;
+      const done = handledRefs(svc.db, action.id);
+      for (let i = 1; i <= n; i += 10) {
+        const batch = [];
+        for (let j = i; j < i + 10 && j <= n; j++) {
+          if (!done.has(`item-${j}`))
+            batch.push({ seq: j, entity_ref: `item-${j}`, outcome: "done" as const, message: null });
+        }
+        svc.db.transaction(() => recordItems(svc.db, action.id, batch, now()))();
+        if (i === 1 && gate) await gate;
+        await pause();
+      }
+      return undefined;
+    } finally {
+      running--;
+    }
+  },
+});
+
+function newAction(repo: RunningRepository, n: number, kind = "test-count"): string {
+  const now = new Date().toISOString();
+  return createAction(repo.svc.db, { kind, username: "manager", params: { n }, total: n }, now).id;
+}
+
+describe("the action runner", () => {
+  it("runs actions off the request path and stores COMPLETED with the counts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-"));
+    dirs.push(dir);
+    const repo = await start(dir);
+    const id = newAction(repo, 95);
+    repo.svc.actions.submit(id);
+    // Nothing has run yet: submit only queues.
+    expect(getAction(repo.svc.db, id)?.done).toBe(0);
+    await repo.svc.actions.idle();
+    expect(getAction(repo.svc.db, id)).toMatchObject({ status: "COMPLETED", done: 95, failed: 0 });
+    const get = authed(repo.url, (await login(repo.url, "manager")).token);
+    const progress = await (await get(`/api/entity/progress/${id}`)).text();
+    expect(progress).toContain("<Status>COMPLETED</Status>");
+    expect(progress).toContain("<Done>95</Done>");
+  });
+
+  it("runs at most `actionConcurrency` actions at once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-"));
+    dirs.push(dir);
+    const repo = await start(dir, 2);
+    peak = 0;
+    const ids = Array.from({ length: 6 }, () => newAction(repo, 200));
+    for (const id of ids) repo.svc.actions.submit(id);
+    await repo.svc.actions.idle();
+    expect(peak).toBe(2);
+    for (const id of ids) expect(getAction(repo.svc.db, id)?.status).toBe("COMPLETED");
+  });
+
+  it("leaves an action ACTIVE on stop, then resumes it at the next start without repeating items", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-"));
+    dirs.push(dir);
+    const first = await start(dir);
+    let release = () => {};
+    gate = new Promise((r) => {
+      release = r;
+    });
+    const id = newAction(first, 100);
+    first.svc.actions.submit(id);
+    while ((getAction(first.svc.db, id)?.done ?? 0) === 0) await new Promise((r) => setTimeout(r, 5));
+    // Stop while the first batch is held: the handler's next pause() sees the stop.
+    const closing = first.close();
+    release();
+    await closing;
+    repos.splice(repos.indexOf(first), 1);
+    gate = undefined;
+
+    const second = await start(dir);
+    await second.svc.actions.idle();
+    const a = getAction(second.svc.db, id);
+    expect(a).toMatchObject({ status: "COMPLETED", done: 100 });
+    const rows = second.svc.db.prepare("SELECT count(*) AS n FROM action_items WHERE action_id = ?").get(id);
+    expect(rows).toEqual({ n: 100 });
+  });
+
+  it("marks an interrupted action of a kind it does not know FAILED, saying why", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-"));
+    dirs.push(dir);
+    const first = await start(dir);
+    const id = newAction(first, 5, "from-a-newer-version");
+    await first.close();
+    repos.splice(repos.indexOf(first), 1);
+    const second = await start(dir);
+    const a = getAction(second.svc.db, id);
+    expect(a?.status).toBe("FAILED");
+    expect(a?.message).toMatch(/cannot resume a "from-a-newer-version" action/);
+    expect(a?.completed).not.toBeNull();
+  });
+});
