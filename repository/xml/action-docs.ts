@@ -44,6 +44,38 @@ function percentage(a: ActionRow): number {
   return Math.min(99, Math.floor(((a.done + a.failed) * 100) / a.total));
 }
 
+/** Longest parameter text a listing shows; CSV edits keep their whole file in the parameters. */
+const MAX_PARAMS_CHARS = 1000;
+
+/**
+ * The parameters as a listing shows them: long strings and arrays are shortened (saying how much was
+ * left out), so a listing of many actions stays small whatever each was asked to do.
+ */
+export function summariseParams(json: string): string {
+  if (json.length <= MAX_PARAMS_CHARS) return json;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return `${json.slice(0, MAX_PARAMS_CHARS)}… (${json.length} characters in all)`;
+  }
+  const shorten = (v: unknown): unknown => {
+    if (typeof v === "string" && v.length > 200) return `${v.slice(0, 200)}… (${v.length} characters)`;
+    if (Array.isArray(v)) {
+      const kept = v.slice(0, 5).map(shorten);
+      return v.length > 5 ? [...kept, `… and ${v.length - 5} more`] : kept;
+    }
+    if (v && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, shorten(x)]));
+    }
+    return v;
+  };
+  const short = JSON.stringify(shorten(value));
+  return short.length <= MAX_PARAMS_CHARS
+    ? short
+    : `${short.slice(0, MAX_PARAMS_CHARS)}… (${json.length} characters in all)`;
+}
+
 function actionUrl(ctx: RenderContext, path: string, id: string): string {
   return `${ctx.base}/actions/${path}/${id}`;
 }
@@ -62,7 +94,7 @@ function writeAction(w: XmlWriter, ctx: RenderContext, a: ActionRow, path: strin
   } else if (a.entity_ref) {
     w.leaf("Entity", a.entity_ref, { ref: a.entity_ref });
   }
-  w.leaf("Parameters", a.params)
+  w.leaf("Parameters", summariseParams(a.params))
     .leaf("Total", a.total)
     .leaf("Done", a.done)
     .leaf("Failed", a.failed)

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { registerActionKind } from "../../../repository/jobs/registry.js";
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
-import { getAction, handledRefs } from "../../../repository/store/actions/read.js";
+import { type ActionItemRow, getAction, handledRefs } from "../../../repository/store/actions/read.js";
 import { createAction, recordItems } from "../../../repository/store/actions/write.js";
 import { authed, login } from "../../helpers/repository.js";
 
@@ -42,7 +42,7 @@ registerActionKind({
       const n = (params as { n: number }).n;
       const done = handledRefs(svc.db, action.id);
       for (let i = 1; i <= n; i += 10) {
-        const batch = [];
+        const batch: ActionItemRow[] = [];
         for (let j = i; j < i + 10 && j <= n; j++) {
           if (!done.has(`item-${j}`))
             batch.push({ seq: j, entity_ref: `item-${j}`, outcome: "done" as const, message: null });
