@@ -6,7 +6,7 @@ import { parsePaging } from "../paging.js";
 import { type Params, requestParams } from "../params.js";
 import { runSearch, type Scope } from "../search/engine.js";
 import { indexedFieldsView } from "../search/fields.js";
-import { type EntityFile, fileOf, isThumbnailImage } from "../search/files.js";
+import { type EntityFile, fileOf, thumbnailOf } from "../search/files.js";
 import { objectDetails } from "../search/object-details.js";
 import { parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
 import { Permission } from "../store/auth.js";
@@ -98,18 +98,31 @@ async function listing(c: Ctx, scopeOf: (params: Params) => Scope) {
   }
 }
 
-/** The file behind `download`/`thumbnail`, after the Download permission check. */
-function downloadableFile(c: Ctx, what: "download" | "thumbnail"): EntityFile {
+/** The entity an `id` names, when the caller may download it (read it, and Download on its tag). */
+function downloadableEntity(c: Ctx): EntityRow {
   const entity = requireEntity(c, c.req.query("id"), "id", ["IO", "CO", "SO"]);
   if (!c.get("caller").permissions.permits(entity.security_tag, Permission.DOWNLOAD)) {
     throw new HTTPException(403, {
       message: `You may not download ${TYPE_NAMES[entity.type]} ${entity.ref}: security tag ${entity.security_tag} does not give you Download`,
     });
   }
-  const file = fileOf(c.get("svc").db, entity);
-  if (what === "thumbnail" && (!file || !isThumbnailImage(file))) {
+  return entity;
+}
+
+/** The image behind `thumbnail`: the custom preview first, else the entity's own file if an image. */
+function thumbnailFile(c: Ctx): EntityFile {
+  const entity = downloadableEntity(c);
+  const file = thumbnailOf(c.get("svc").db, entity);
+  if (!file) {
     throw new HTTPException(404, { message: `${TYPE_NAMES[entity.type]} ${entity.ref} has no thumbnail` });
   }
+  return file;
+}
+
+/** The file behind `download`, after the Download permission check. */
+function downloadableFile(c: Ctx): EntityFile {
+  const entity = downloadableEntity(c);
+  const file = fileOf(c.get("svc").db, entity);
   if (!file) {
     throw new HTTPException(404, {
       message:
@@ -156,10 +169,8 @@ export function contentRoutes(): Hono<AppEnv> {
 
   app.get("/indexed-fields", (c) => envelope(c, indexedFieldsView(c.get("svc").apiVersion)));
 
-  app.get("/download", (c) => streamStoredFile(c, c.get("svc").content, downloadableFile(c, "download")));
-  app.get("/thumbnail", (c) =>
-    streamStoredFile(c, c.get("svc").content, downloadableFile(c, "thumbnail"), "inline"),
-  );
+  app.get("/download", (c) => streamStoredFile(c, c.get("svc").content, downloadableFile(c)));
+  app.get("/thumbnail", (c) => streamStoredFile(c, c.get("svc").content, thumbnailFile(c), "inline"));
 
   return app;
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.js";
+import { findPreview } from "../store/previews/read.js";
 import { prepared } from "./statements.js";
 
 /**
@@ -45,4 +46,32 @@ const THUMBNAIL_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/
 
 export function isThumbnailImage(file: EntityFile): boolean {
   return THUMBNAIL_TYPES.has(file.mimeType.toLowerCase());
+}
+
+const PREVIEW_EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/tiff": "tif",
+  "image/bmp": "bmp",
+};
+
+/**
+ * The image the Content API's thumbnail serves for an entity: its custom preview (PUT …/preview) when
+ * one was uploaded, else its own file when that is an image. Folders have only custom previews.
+ */
+export function thumbnailOf(db: Db, entity: { ref: string; type: string }): EntityFile | undefined {
+  const preview = findPreview(db, entity.ref);
+  if (preview) {
+    const ext = PREVIEW_EXTENSIONS[preview.mime_type] ?? "img";
+    return {
+      sha256: preview.content_sha256,
+      size: preview.size,
+      mimeType: preview.mime_type,
+      filename: `preview.${ext}`,
+    };
+  }
+  const file = fileOf(db, entity);
+  return file && isThumbnailImage(file) ? file : undefined;
 }

@@ -160,7 +160,7 @@ export function addLink(db: Db, linkType: string, fromRef: string, toRef: string
 export function addRepresentation(
   db: Db,
   ioRef: string,
-  type: "Preservation" | "Access",
+  type: "Preservation" | "Access" | "Physical",
   name: string | null,
   coRefs: string[],
 ): number {
@@ -271,4 +271,101 @@ export function addEvent(db: Db, e: NewEvent): string {
   );
   for (const a of e.actions) ins.run(eventId, a.entityRef, a.commandType, date, a.serialisedCommand ?? null);
   return ref;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Edits through the Entity API (routes/entity-writes.ts): entity fields, identifiers, links.
+
+export function securityTagExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM security_tags WHERE name = ?").get(name) !== undefined;
+}
+
+/** Whether any entity, live or in the recycle bin, holds this ref (refs are never reused). */
+export function refInUse(db: Db, ref: string): boolean {
+  return db.prepare("SELECT 1 FROM entities WHERE ref = ?").get(ref) !== undefined;
+}
+
+export interface EntityFieldChanges {
+  title?: string;
+  /** null clears it. */
+  description?: string | null;
+  /** null clears it. */
+  customType?: string | null;
+}
+
+/**
+ * Sets the given fields of a live entity (absent ones stay) and reindexes it, so search and facets see
+ * the new title at once. Returns the names of the fields whose value changed.
+ */
+export function updateEntityFields(db: Db, ref: string, changes: EntityFieldChanges): string[] {
+  const e = getEntity(db, ref);
+  if (!e) return [];
+  const next = {
+    title: changes.title ?? e.title,
+    description: changes.description === undefined ? e.description : changes.description,
+    custom_type: changes.customType === undefined ? e.custom_type : changes.customType,
+  };
+  const changed = (Object.keys(next) as (keyof typeof next)[]).filter((k) => next[k] !== e[k]);
+  if (changed.length === 0) return [];
+  db.prepare("UPDATE entities SET title = ?, description = ?, custom_type = ? WHERE id = ?").run(
+    next.title,
+    next.description,
+    next.custom_type,
+    e.id,
+  );
+  reindexEntity(db, ref);
+  return changed;
+}
+
+export interface IdentifierRow {
+  api_id: string;
+  entity_ref: string;
+  type: string;
+  value: string;
+}
+
+export function findIdentifier(db: Db, apiId: string): IdentifierRow | undefined {
+  return db.prepare("SELECT api_id, entity_ref, type, value FROM identifiers WHERE api_id = ?").get(apiId) as
+    | IdentifierRow
+    | undefined;
+}
+
+/** Returns false when there is no such identifier. */
+export function updateIdentifier(db: Db, apiId: string, type: string, value: string): boolean {
+  return (
+    db.prepare("UPDATE identifiers SET type = ?, value = ? WHERE api_id = ?").run(type, value, apiId)
+      .changes > 0
+  );
+}
+
+/** Returns false when there is no such identifier. */
+export function deleteIdentifier(db: Db, apiId: string): boolean {
+  return db.prepare("DELETE FROM identifiers WHERE api_id = ?").run(apiId).changes > 0;
+}
+
+export interface LinkRow {
+  api_id: string;
+  link_type: string;
+  from_ref: string;
+  to_ref: string;
+}
+
+export function findLink(db: Db, apiId: string): LinkRow | undefined {
+  return db.prepare("SELECT api_id, link_type, from_ref, to_ref FROM links WHERE api_id = ?").get(apiId) as
+    | LinkRow
+    | undefined;
+}
+
+/** The link of this type between these two entities, if one exists. */
+export function findSameLink(db: Db, linkType: string, fromRef: string, toRef: string): LinkRow | undefined {
+  return db
+    .prepare(
+      "SELECT api_id, link_type, from_ref, to_ref FROM links WHERE from_ref = ? AND to_ref = ? AND link_type = ?",
+    )
+    .get(fromRef, toRef, linkType) as LinkRow | undefined;
+}
+
+/** Returns false when there is no such link. */
+export function deleteLink(db: Db, apiId: string): boolean {
+  return db.prepare("DELETE FROM links WHERE api_id = ?").run(apiId).changes > 0;
 }

@@ -1,0 +1,45 @@
+import type { EntityType, IdentifierRow, LinkRow } from "../store/entities/write.js";
+import { entityUrl, openDocument, type RenderContext } from "./common.js";
+
+/**
+ * Replies of the Entity API's basic writes that are not an entity or a metadata fragment (those reuse
+ * entityDocument and metadataDocument). Clients look for *descendants* (`.//xip:ApiId`,
+ * `.//xip:Link/xip:Type`), so the XIP element is always wrapped in a response root.
+ */
+
+/** IdentifierResponse: xip:Identifier (ApiId, Type, Value, Entity in XIP order), then Self. */
+export function identifierDocument(ctx: RenderContext, entityType: EntityType, i: IdentifierRow): string {
+  const w = openDocument(ctx, "IdentifierResponse");
+  w.open("xip:Identifier")
+    .leaf("xip:ApiId", i.api_id)
+    .leaf("xip:Type", i.type)
+    .leaf("xip:Value", i.value)
+    .leaf("xip:Entity", i.entity_ref)
+    .close("xip:Identifier");
+  w.open("AdditionalInformation")
+    .leaf("Self", `${entityUrl(ctx, entityType, i.entity_ref)}/identifiers/${i.api_id}`)
+    .close("AdditionalInformation");
+  return w.close("IdentifierResponse").toString();
+}
+
+/**
+ * LinkResponse: xip:Link (Type, FromEntity, ToEntity, ApiId), then Self under the entity the request
+ * addressed (`viewedFrom`), which may be either end of the link.
+ */
+export function linkDocument(
+  ctx: RenderContext,
+  viewedFrom: { type: EntityType; ref: string },
+  l: LinkRow,
+): string {
+  const w = openDocument(ctx, "LinkResponse");
+  w.open("xip:Link")
+    .leaf("xip:Type", l.link_type)
+    .leaf("xip:FromEntity", l.from_ref)
+    .leaf("xip:ToEntity", l.to_ref)
+    .leaf("xip:ApiId", l.api_id)
+    .close("xip:Link");
+  w.open("AdditionalInformation")
+    .leaf("Self", `${entityUrl(ctx, viewedFrom.type, viewedFrom.ref)}/links/${l.api_id}`)
+    .close("AdditionalInformation");
+  return w.close("LinkResponse").toString();
+}
