@@ -1,5 +1,14 @@
-import { createHash } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 
@@ -7,6 +16,42 @@ export interface StoredBlob {
   sha256: string;
   size: number;
   fixity: { MD5: string; SHA1: string; SHA256: string; SHA512: string };
+}
+
+export interface PutStreamOptions {
+  /** Refuse (BlobTooLargeError) as soon as more than this many bytes arrive. */
+  maxBytes?: number;
+  /** Called with the blob's size and fixities before it is stored; throw to refuse it. */
+  verify?: (blob: StoredBlob) => void;
+}
+
+/** More bytes arrived than `putStream` was allowed to store; nothing was stored. */
+export class BlobTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
+}
+
+/** Where streamed uploads are written until their hash is known (same file system as the blobs). */
+const INCOMING_DIR = ".incoming";
+
+/**
+ * Reads a web or Node stream chunk by chunk. `release` lets go of it without cancelling it (see
+ * `putStream`).
+ */
+function chunkReader(source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>): {
+  next(): Promise<IteratorResult<Uint8Array>>;
+  release(): void;
+} {
+  if ("getReader" in source) {
+    const reader = source.getReader();
+    return {
+      next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
+      release: () => reader.releaseLock(),
+    };
+  }
+  const it = source[Symbol.asyncIterator]();
+  return { next: () => it.next(), release: () => {} };
 }
 
 /**
@@ -43,9 +88,81 @@ export class ContentStore {
     return statSync(this.pathOf(sha256)).size;
   }
 
+  /**
+   * Stores a blob read from a stream without holding it in memory: the bytes go to a temporary file
+   * while all four fixities are computed in the same pass; then `verify` (if given) may refuse the blob
+   * by throwing, and only then is the file renamed into place under its SHA-256 (or dropped, when that
+   * blob is already stored). On any error, a refusal or more than `maxBytes`, the temporary file is
+   * removed and nothing is stored. Over `maxBytes` the rest of the source is left unread (and the
+   * source not cancelled: cancelling an HTTP request body would reset the connection before the
+   * refusal is answered).
+   */
+  async putStream(
+    source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+    opts: PutStreamOptions = {},
+  ): Promise<StoredBlob> {
+    const incoming = join(this.root, INCOMING_DIR);
+    mkdirSync(incoming, { recursive: true });
+    const tmp = join(incoming, `${randomUUID()}.part`);
+    const hashes = {
+      MD5: createHash("md5"),
+      SHA1: createHash("sha1"),
+      SHA256: createHash("sha256"),
+      SHA512: createHash("sha512"),
+    };
+    const chunks = chunkReader(source);
+    let size = 0;
+    try {
+      const file = await open(tmp, "wx");
+      try {
+        for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
+          const chunk = r.value;
+          size += chunk.byteLength;
+          if (opts.maxBytes !== undefined && size > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
+          for (const h of Object.values(hashes)) h.update(chunk);
+          for (let off = 0; off < chunk.byteLength; ) {
+            off += (await file.write(chunk, off, chunk.byteLength - off)).bytesWritten;
+          }
+        }
+      } finally {
+        await file.close();
+      }
+      const fixity = {
+        MD5: hashes.MD5.digest("hex"),
+        SHA1: hashes.SHA1.digest("hex"),
+        SHA256: hashes.SHA256.digest("hex"),
+        SHA512: hashes.SHA512.digest("hex"),
+      };
+      const blob: StoredBlob = { sha256: fixity.SHA256, size, fixity };
+      opts.verify?.(blob);
+      // Synchronous from here to the return, so a caller that records the blob right after the await
+      // does so before any other request can see (or remove) it.
+      const path = this.pathOf(fixity.SHA256);
+      if (existsSync(path)) {
+        rmSync(tmp, { force: true });
+      } else {
+        mkdirSync(join(this.root, fixity.SHA256.slice(0, 2)), { recursive: true });
+        renameSync(tmp, path);
+      }
+      return blob;
+    } catch (err) {
+      chunks.release();
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
   /** A stream of the blob, or of bytes start..end inclusive (HTTP Range semantics). */
   read(sha256: string, range?: { start: number; end: number }): Readable {
     return createReadStream(this.pathOf(sha256), range);
+  }
+
+  /** Removes a blob; false when it was not there. Callers first make sure nothing references it. */
+  remove(sha256: string): boolean {
+    const path = this.pathOf(sha256);
+    if (!existsSync(path)) return false;
+    rmSync(path, { force: true });
+    return true;
   }
 
   private pathOf(sha256: string): string {
