@@ -21,6 +21,8 @@ export interface ServiceContext {
   now: () => number;
   /** Runs long-running actions (moves, deletions, CSV edits, ...) off the request path. */
   actions: ActionRunner;
+  /** Largest content upload in bytes (new generation, new representation); unset = 4 GiB. */
+  maxUploadBytes?: number;
 }
 
 /** The authenticated caller, set by the token middleware. */

@@ -37,6 +37,8 @@ export interface RepositoryOptions {
   faults?: FaultOptions | true;
   /** How many long-running actions run at once (default 2). */
   actionConcurrency?: number;
+  /** Largest content upload accepted, in bytes (default 4 GiB; see routes/entity-content-writes.ts). */
+  maxUploadBytes?: number;
 }
 
 export interface RunningRepository {
@@ -68,6 +70,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     maxSessionLifetimeMins: opts.maxSessionLifetimeMins ?? 8 * 60,
     externalAuthSecret: opts.externalAuthSecret ?? "demo-shared-secret",
     now: opts.now ?? Date.now,
+    ...(opts.maxUploadBytes !== undefined ? { maxUploadBytes: opts.maxUploadBytes } : {}),
   } as ServiceContext;
   svc.actions = new ActionRunner(svc, opts.actionConcurrency);
 

@@ -1,0 +1,84 @@
+import { identifyStoredBlob } from "../formats.js";
+import { handledRefs } from "../store/actions/read.js";
+import { nextItemSeq, recordItems } from "../store/actions/write.js";
+import type { StoredBlob } from "../store/content-store.js";
+import { getEntity } from "../store/entities/write.js";
+import { EventType, recordChange } from "../store/events/write.js";
+import { addAccessRepresentation } from "../store/files/write.js";
+import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+
+/**
+ * Adding an access representation to an asset: a new content object holding the uploaded file
+ * (already in the content store) in its first generation, in Access representation N+1. One
+ * transaction makes all of it, the event and the action's item, so a resumed action that finds its
+ * item recorded does nothing twice.
+ */
+
+export const ADD_REPRESENTATION_KIND = "add-representation";
+
+export interface AddRepresentationParams {
+  ioRef: string;
+  name: string;
+  filename: string;
+  blob: StoredBlob;
+}
+
+async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
+  const { db, content } = r.svc;
+  const p = r.params as AddRepresentationParams;
+  if (handledRefs(db, r.action.id).has(p.ioRef)) return undefined;
+  const fail = (message: string): ActionOutcome => {
+    db.transaction(() => {
+      recordItems(
+        db,
+        r.action.id,
+        [{ seq: nextItemSeq(db, r.action.id), entity_ref: p.ioRef, outcome: "failed", message }],
+        r.now(),
+      );
+    })();
+    return { status: "FAILED", message };
+  };
+  if (!content.has(p.blob.sha256)) {
+    return fail("The uploaded file is no longer in the content store; upload it again");
+  }
+  const format = await identifyStoredBlob(content, p.blob, p.filename);
+  const outcome = db.transaction((): ActionOutcome | undefined => {
+    const io = getEntity(db, p.ioRef);
+    if (io?.type !== "IO") return undefined;
+    const date = r.now();
+    const { co, representation } = addAccessRepresentation(
+      db,
+      io,
+      p.name,
+      { filename: p.filename, format, blob: p.blob },
+      date,
+    );
+    recordChange(db, {
+      username: r.action.username,
+      date,
+      type: EventType.MODIFIED,
+      commandType: "AddRepresentation",
+      entityRefs: [io.ref, co.ref],
+      detail: `Access representation ${representation} "${p.name}" holds content object ${co.ref} (${p.filename}, ${p.blob.size} bytes)`,
+    });
+    const message = `Access representation ${representation} added with content object ${co.ref}`;
+    recordItems(
+      db,
+      r.action.id,
+      [{ seq: nextItemSeq(db, r.action.id), entity_ref: io.ref, outcome: "done", message }],
+      date,
+    );
+    return { status: "COMPLETED", message: `Asset ${io.ref}: ${message}` };
+  })();
+  return (
+    outcome ??
+    fail(`Asset ${p.ioRef} was deleted before the representation could be added; nothing was changed`)
+  );
+}
+
+registerActionKind({
+  kind: ADD_REPRESENTATION_KIND,
+  path: "representations",
+  title: "Add an access representation to an asset",
+  run,
+});
