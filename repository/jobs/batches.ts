@@ -6,7 +6,7 @@
  * tests, which use small batches to interrupt an action half-way (docs/repository-api/
  * structure-and-deletion.md). Read at each run, so a test can set it for one spawned service.
  */
-export const DEFAULT_ACTION_BATCH = 500;
+export const DEFAULT_ACTION_BATCH = 200;
 
 export function actionBatchSize(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.PRESERVATION_ACTION_BATCH?.trim();

@@ -73,7 +73,7 @@ const FULL_TEXT_LIMIT = 100_000;
 const RANK_WEIGHTS = "entity_fts.rank MATCH 'bm25(10.0, 5.0, 1.0)'";
 
 const SUBTREE_FOLDERS = `WITH RECURSIVE sub(ref) AS (
-  SELECT ? UNION SELECT c.ref FROM entities c JOIN sub ON c.parent_ref = sub.ref WHERE c.type = 'SO' AND c.deleted = 0
+  SELECT ? UNION SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.type = 'SO' AND c.deleted = 0
 ) SELECT ref FROM sub`;
 
 const COLUMN_SQL: Record<string, string> = {

@@ -90,10 +90,10 @@ export function finalDeletionTargets(db: Db, deletionIds: readonly string[]): Fi
             AND NOT EXISTS (SELECT 1 FROM entities p WHERE p.ref = e.parent_ref
                               AND p.deletion_id IN (SELECT value FROM json_each(@ids)))
          UNION ALL
-         SELECT c.ref, sub.depth + 1 FROM entities c JOIN sub ON c.parent_ref = sub.ref WHERE sub.depth < 10000
+         SELECT c.ref, sub.depth + 1 FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE sub.depth < 10000
        )
        SELECT e.id, e.ref, e.type, e.security_tag, e.deleted, max(sub.depth) AS depth
-         FROM sub JOIN entities e ON e.ref = sub.ref GROUP BY e.ref ORDER BY depth DESC, e.id DESC`,
+         FROM sub CROSS JOIN entities e ON e.ref = sub.ref GROUP BY e.ref ORDER BY depth DESC, e.id DESC`,
     )
     .all({ ids: JSON.stringify(deletionIds) }) as FinalTarget[];
 }

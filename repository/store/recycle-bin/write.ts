@@ -17,8 +17,8 @@ export function markDeleted(db: Db, rootRef: string, deletionId: string, at: str
         `WITH RECURSIVE sub(ref) AS (
            SELECT ref FROM entities WHERE ref = @root AND deleted = 0
            UNION
-           SELECT c.ref FROM entities c JOIN sub ON c.parent_ref = sub.ref WHERE c.deleted = 0
-         ) SELECT e.ref FROM sub JOIN entities e ON e.ref = sub.ref ORDER BY e.ref = @root DESC, e.id`,
+           SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
+         ) SELECT e.ref FROM sub CROSS JOIN entities e ON e.ref = sub.ref ORDER BY e.ref = @root DESC, e.id`,
       )
       .all({ root: rootRef }) as { ref: string }[]
   ).map((r) => r.ref);

@@ -20,13 +20,13 @@ export interface TreeEntity {
 const LIVE_DESCENDANTS = `WITH RECURSIVE sub(ref) AS (
     SELECT ref FROM entities WHERE parent_ref = @root AND deleted = 0
     UNION
-    SELECT c.ref FROM entities c JOIN sub ON c.parent_ref = sub.ref WHERE c.deleted = 0
+    SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
   )`;
 
 export function liveDescendants(db: Db, rootRef: string): TreeEntity[] {
   return db
     .prepare(
-      `${LIVE_DESCENDANTS} SELECT e.ref, e.type, e.security_tag FROM sub JOIN entities e ON e.ref = sub.ref ORDER BY e.id`,
+      `${LIVE_DESCENDANTS} SELECT e.ref, e.type, e.security_tag FROM sub CROSS JOIN entities e ON e.ref = sub.ref ORDER BY e.id`,
     )
     .all({ root: rootRef }) as TreeEntity[];
 }
@@ -56,8 +56,8 @@ export function subtreeTags(db: Db, rootRef: string): { tag: string; ref: string
       `WITH RECURSIVE sub(ref) AS (
          SELECT ref FROM entities WHERE ref = @root AND deleted = 0
          UNION
-         SELECT c.ref FROM entities c JOIN sub ON c.parent_ref = sub.ref WHERE c.deleted = 0
-       ) SELECT e.security_tag AS tag, min(e.ref) AS ref FROM sub JOIN entities e ON e.ref = sub.ref
+         SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
+       ) SELECT e.security_tag AS tag, min(e.ref) AS ref FROM sub CROSS JOIN entities e ON e.ref = sub.ref
           GROUP BY e.security_tag ORDER BY e.security_tag`,
     )
     .all({ root: rootRef }) as { tag: string; ref: string }[];
