@@ -3,6 +3,7 @@ import {
   createReadStream,
   existsSync,
   mkdirSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
@@ -61,6 +62,25 @@ function chunkReader(source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Arr
 export class ContentStore {
   constructor(private readonly root: string) {
     mkdirSync(root, { recursive: true });
+    this.sweepIncoming();
+  }
+
+  /**
+   * Removes uploads a crash left half-written under .incoming. Only old ones: another process may be
+   * serving the same data directory (the embedded default started twice) with an upload under way.
+   */
+  private sweepIncoming(olderThanMs = 24 * 3_600_000): void {
+    const incoming = join(this.root, INCOMING_DIR);
+    if (!existsSync(incoming)) return;
+    const cutoff = Date.now() - olderThanMs;
+    for (const name of readdirSync(incoming)) {
+      const path = join(incoming, name);
+      try {
+        if (name.endsWith(".part") && statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+      } catch {
+        // Gone already (the other process finished it): nothing to sweep.
+      }
+    }
   }
 
   put(bytes: Buffer): StoredBlob {
