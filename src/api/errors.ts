@@ -211,3 +211,6 @@ export function isServiceError(e: unknown): e is ServiceError {
 export function isNotFound(e: unknown): e is ServiceError {
   return isServiceError(e) && e.isNotFound;
 }
+
+/** Thrown when a document the service sent (or stored) is not well-formed XML; tools catch it by type. */
+export { XmlParseError } from "./xml.js";

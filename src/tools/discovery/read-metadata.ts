@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { FragmentRef } from "../../api/entity.js";
+import { XmlParseError } from "../../api/errors.js";
 import { type MetadataField, metadataFields } from "../../api/metadata-fields.js";
-import { XmlParseError } from "../../api/xml.js";
 import { metadataUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
