@@ -16,7 +16,7 @@ export interface ActionRun {
   /**
    * Call between batches: yields to the event loop, so requests are answered while a long action
    * runs, and throws `StopRequested` when the service is shutting down (the action stays ACTIVE and
-   * resumes at the next start).
+   * resumes at the next start) or `CancelRequested` when it was cancelled (let both propagate).
    */
   pause(): Promise<void>;
   /** The current time as the service sees it (ISO 8601). */
@@ -62,5 +62,12 @@ export function actionKinds(): ActionKind[] {
 export class StopRequested extends Error {
   constructor() {
     super("the service is stopping");
+  }
+}
+
+/** Thrown by `pause()` when the action was ended from outside (`ActionRunner.cancel`). */
+export class CancelRequested extends Error {
+  constructor() {
+    super("the action was cancelled");
   }
 }

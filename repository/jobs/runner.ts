@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../context.js";
 import { type ActionRow, FINAL_STATUSES, getAction, unfinishedActions } from "../store/actions/read.js";
 import { setActionStatus } from "../store/actions/write.js";
-import { actionKind, StopRequested } from "./registry.js";
+import { actionKind, CancelRequested, StopRequested } from "./registry.js";
 
 /** How many actions run at once; the rest wait their turn (in submission order). */
 export const DEFAULT_CONCURRENCY = 2;
@@ -58,6 +58,20 @@ export class ActionRunner {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * Ends an action from outside (a workflow terminated, an administrator's cancel): a queued or
+   * pending one at once; a running one at its handler's next pause, keeping what it already did
+   * (each batch was one transaction). Returns false when the action had already ended.
+   */
+  cancel(id: string, message: string, status: "CANCELLED" | "ABORTED" = "CANCELLED"): boolean {
+    const a = getAction(this.svc.db, id);
+    if (!a || FINAL_STATUSES.has(a.status)) return false;
+    const i = this.queue.indexOf(id);
+    if (i >= 0) this.queue.splice(i, 1);
+    setActionStatus(this.svc.db, id, status, new Date(this.svc.now()).toISOString(), message);
+    return true;
+  }
+
   /** Stops taking work and waits for running handlers to reach their next pause. */
   async close(): Promise<void> {
     this.stopping = true;
@@ -102,6 +116,8 @@ export class ActionRunner {
         pause: async () => {
           await new Promise((resolve) => setImmediate(resolve));
           if (this.stopping) throw new StopRequested();
+          // Terminated from outside (cancel): stop at this batch boundary; what is done stays done.
+          if (getAction(db, id)?.status !== "ACTIVE") throw new CancelRequested();
         },
       });
       const after = getAction(db, id) as ActionRow;
@@ -110,6 +126,7 @@ export class ActionRunner {
       setActionStatus(db, id, status, now(), outcome?.message ?? null);
     } catch (err) {
       if (err instanceof StopRequested || !db.open) return; // stays ACTIVE; resumed at the next start
+      if (err instanceof CancelRequested) return; // whoever cancelled it set its final status
       console.error(`repository: action ${id} (${action.kind}) failed:`, err);
       setActionStatus(
         db,

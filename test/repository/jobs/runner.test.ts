@@ -132,3 +132,39 @@ describe("the action runner", () => {
     expect(a?.completed).not.toBeNull();
   });
 });
+
+describe("cancelling an action", () => {
+  it("stops a running action at its next batch, keeping what it did, and marks it CANCELLED", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-"));
+    dirs.push(dir);
+    const repo = await start(dir);
+    let release = () => {};
+    gate = new Promise((r) => {
+      release = r;
+    });
+    const id = newAction(repo, 100);
+    repo.svc.actions.submit(id);
+    while ((getAction(repo.svc.db, id)?.done ?? 0) === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(repo.svc.actions.cancel(id, "Terminated by manager")).toBe(true);
+    release();
+    await repo.svc.actions.idle();
+    gate = undefined;
+    const a = getAction(repo.svc.db, id);
+    expect(a).toMatchObject({ status: "CANCELLED", done: 10, message: "Terminated by manager" });
+    expect(repo.svc.actions.cancel(id, "again")).toBe(false);
+  });
+
+  it("takes a queued action off the queue before it starts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "runner-"));
+    dirs.push(dir);
+    const repo = await start(dir, 1);
+    const first = newAction(repo, 50);
+    const second = newAction(repo, 50);
+    repo.svc.actions.submit(first);
+    repo.svc.actions.submit(second);
+    repo.svc.actions.cancel(second, "not wanted");
+    await repo.svc.actions.idle();
+    expect(getAction(repo.svc.db, first)?.status).toBe("COMPLETED");
+    expect(getAction(repo.svc.db, second)).toMatchObject({ status: "CANCELLED", done: 0 });
+  });
+});
