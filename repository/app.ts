@@ -88,8 +88,14 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
  */
 const STREAMED_UPLOADS =
   /^\/api\/entity(?:\/v\d+\.\d+)?\/(?:(?:structural|information)-objects\/[^/]+\/preview|content-objects\/[^/]+\/generations|information-objects\/[^/]+\/representations)$/;
+/** A package uploaded for ingest into a folder: `POST /api/entity/structural-objects/{ref}`. */
+const PACKAGE_UPLOAD = /^\/api\/entity(?:\/v\d+\.\d+)?\/structural-objects\/[^/]+$/;
+/** The S3-compatible package upload: PUT of an object or a part (multipart completion is small XML). */
+const S3_UPLOAD = /^\/api\/s3\/buckets\/[^/]+\/.+$/;
 
 export function isStreamedUpload(method: string, path: string): boolean {
+  if (method === "POST" && PACKAGE_UPLOAD.test(path)) return true;
+  if (method === "PUT" && S3_UPLOAD.test(path)) return true;
   return (method === "PUT" || method === "POST") && STREAMED_UPLOADS.test(path);
 }
 
