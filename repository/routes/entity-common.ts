@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
 import { utcInstant } from "../dates.js";
+import { requestText } from "../http/request-text.js";
 import { parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { parsePaging } from "../paging.js";
 import { isUuid } from "../params.js";
@@ -51,8 +52,10 @@ export function versionMiddleware(newest: ApiVersion) {
 /** 400 unless `raw` is a UUID; returns it lower-cased (refs are stored lower-case). */
 export function requireUuid(raw: string | undefined, what = "Entity reference"): string {
   if (!raw || !isUuid(raw)) {
+    // Clipped: the junk may be megabytes long (a body's element), and the message only needs to name it.
+    const shown = raw === undefined ? "" : raw.length > 100 ? `${raw.slice(0, 100)}…` : raw;
     throw new HTTPException(400, {
-      message: `${what} "${raw ?? ""}" is not a UUID; references look like 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
+      message: `${what} "${shown}" is not a UUID; references look like 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
     });
   }
   return raw.toLowerCase();
@@ -169,9 +172,12 @@ export function writableEntity(
   return e;
 }
 
-/** The request body parsed as XML (see http/xml-body.ts); `example` shows what to send instead. */
+/**
+ * The request body parsed as XML (see http/xml-body.ts); `example` shows what to send instead. Read
+ * with `requestText`, so the ISO-8859-1 bodies some pyPreservica calls send keep their accents.
+ */
 export async function xmlRequest(c: EntityContext, example: string): Promise<XmlNode> {
-  return parseXmlBody(await c.req.text(), example);
+  return parseXmlBody(await requestText(c.req), example);
 }
 
 /** The current instant as the service sees it (injectable in tests), ISO 8601 UTC. */
