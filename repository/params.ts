@@ -54,7 +54,7 @@ async function multipartFields(c: Context): Promise<Record<string, unknown>> {
 export const MAX_JSON_DEPTH = 64;
 
 /** Whether JSON text nests objects/arrays deeper than `max` (brackets inside strings do not count). */
-function nestsDeeperThan(text: string, max: number): boolean {
+export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

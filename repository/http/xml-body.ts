@@ -8,6 +8,8 @@ import { HTTPException } from "hono/http-exception";
  * document must be well-formed with exactly one root element. Elements are matched by namespace and
  * local name, never by prefix: clients' XML libraries choose prefixes freely (`ns0:`, `xip:`, none).
  * End tags with a space before `>` (`</Link >`, sent by pyPreservica) are legal XML and accepted.
+ * Characters XML 1.0 forbids (C0 controls but tab, newline and return; U+FFFE, U+FFFF), as such or as
+ * character references, are refused too, and so are elements nested more than MAX_XML_DEPTH deep.
  */
 
 export interface XmlNode {
@@ -30,7 +32,11 @@ export interface XmlNode {
   content: (XmlNode | { text: string; cdata?: boolean })[];
 }
 
+/** Deepest element nesting accepted: far beyond any request document, and it bounds the recursion below. */
+export const MAX_XML_DEPTH = 100;
+
 const parser = new XMLParser({
+  maxNestedTags: MAX_XML_DEPTH,
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: "",
@@ -74,13 +80,21 @@ function decode(raw: string): string {
         );
       }
       const code = dec !== undefined ? Number(dec) : Number.parseInt(hex as string, 16);
-      if (code > 0x10ffff || code === 0 || (code >= 0xd800 && code <= 0xdfff)) {
+      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) || isForbiddenChar(code)) {
         throw badXml(`The XML has a character reference to a code point XML does not allow (${whole})`);
       }
       return String.fromCodePoint(code);
     },
   );
 }
+
+/** C0 controls other than tab, newline and return, and U+FFFE / U+FFFF: not characters of XML 1.0. */
+function isForbiddenChar(code: number): boolean {
+  return (code < 0x20 && code !== 0x9 && code !== 0xa && code !== 0xd) || code === 0xfffe || code === 0xffff;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these characters are what it finds.
+const FORBIDDEN_CHAR = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
 
 type RawNode = Record<string, unknown>;
 
@@ -96,6 +110,14 @@ export function parseXmlBody(text: string, example: string): XmlNode {
       "DOCTYPE declarations are not accepted (entities are never expanded); send the XML without a DOCTYPE",
     );
   }
+  const forbidden = FORBIDDEN_CHAR.exec(body);
+  if (forbidden) {
+    const code = (forbidden[0].codePointAt(0) as number).toString(16).toUpperCase().padStart(4, "0");
+    const line = body.slice(0, forbidden.index).split("\n").length;
+    throw badXml(
+      `The XML holds a character XML does not allow (U+${code}, line ${line}); remove it, or send the text without control characters`,
+    );
+  }
   const valid = XMLValidator.validate(body);
   if (valid !== true) {
     const { msg, line, col } = valid.err;
@@ -106,7 +128,12 @@ export function parseXmlBody(text: string, example: string): XmlNode {
   let nodes: RawNode[];
   try {
     nodes = parser.parse(body) as RawNode[];
-  } catch {
+  } catch (err) {
+    if (/nested tags/i.test((err as Error).message)) {
+      throw badXml(
+        `The XML nests elements more than ${MAX_XML_DEPTH} deep; request documents are far shallower: send XML such as ${example}`,
+      );
+    }
     throw badXml(`The request body is not well-formed XML; send XML such as ${example}`);
   }
   const roots = nodes.filter((n) => elementName(n) !== undefined);

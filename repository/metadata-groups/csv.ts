@@ -18,6 +18,13 @@ export const REF_COLUMN = "PRESERVICA_ENTITY_REF";
 const LABELS = ["file or folder name", "entity ref"] as const;
 /** How many known columns a 400 lists before it points to the template instead. */
 const LISTED_COLUMNS = 40;
+/** How many unknown columns a 400 names, and how much of each (a header cell may be a megabyte of junk). */
+const LISTED_UNKNOWN = 20;
+const SHOWN_HEADER = 100;
+
+function clip(text: string): string {
+  return text.length > SHOWN_HEADER ? `${text.slice(0, SHOWN_HEADER)}…` : text;
+}
 
 /** The column header of a group field. */
 export function fieldColumn(group: MetadataGroup, field: GroupField): string {
@@ -109,8 +116,12 @@ function knownColumns(groups: readonly MetadataGroup[]): Map<string, CsvColumn &
 }
 
 function unknownColumnsMessage(unknown: string[], known: Map<string, { header: string }>): string {
-  const names = unknown.map((u) => `"${u}"`).join(", ");
-  const what = `The CSV has ${unknown.length === 1 ? "a column that is" : "columns that are"} not a field of any metadata group: ${names}.`;
+  const names = unknown
+    .slice(0, LISTED_UNKNOWN)
+    .map((u) => `"${clip(u)}"`)
+    .join(", ");
+  const others = unknown.length > LISTED_UNKNOWN ? ` and ${unknown.length - LISTED_UNKNOWN} more` : "";
+  const what = `The CSV has ${unknown.length === 1 ? "a column that is" : "columns that are"} not a field of any metadata group: ${names}${others}.`;
   if (known.size === 0) {
     return `${what} No metadata groups exist yet; create one with POST /api/metadata/groups/ and use its fields' columns`;
   }
@@ -127,6 +138,14 @@ function unknownColumnsMessage(unknown: string[], known: Map<string, { header: s
  * single row (its reference, its values) is found when the row is applied, and refuses that row only.
  */
 export function readCsvEdit(text: string, groups: readonly MetadataGroup[]): CsvEditPlan {
+  // A NUL is never in a text file: this is a binary file (a spreadsheet, UTF-16) sent as the CSV.
+  const nul = text.indexOf("\u0000");
+  if (nul >= 0) {
+    const line = text.slice(0, nul).split("\n").length;
+    throw bad(
+      `The CSV holds a NUL character (line ${line}), so it is not a text CSV file (a spreadsheet, or UTF-16 text?); save it as CSV (UTF-8) and send that`,
+    );
+  }
   const records = readRecords(text);
   const [head, ...body] = records;
   if (!head) throw bad(`The CSV is empty; send a header row such as ${EXAMPLE}, then one row per entity`);
@@ -149,7 +168,7 @@ export function readCsvEdit(text: string, groups: readonly MetadataGroup[]): Csv
     const again = seen.get(normal);
     if (again !== undefined) {
       throw bad(
-        `Columns ${again + 1} and ${cell + 1} of the CSV are the same ("${h}"); give each column once`,
+        `Columns ${again + 1} and ${cell + 1} of the CSV are the same ("${clip(h)}"); give each column once`,
       );
     }
     seen.set(normal, cell);

@@ -1,4 +1,5 @@
 import { HTTPException } from "hono/http-exception";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 
 /**
  * Metadata groups and forms as the JSON metadata API takes them. Real clients send every number and
@@ -9,6 +10,12 @@ import { HTTPException } from "hono/http-exception";
 
 export const FIELD_TYPES = ["STRING", "LONGSTRING", "DATE", "NUMBER"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
+
+/**
+ * Most fields a group may have. Each field is a CSV column and an indexed search field; a thousand is
+ * far beyond any real group, and a body of 10,000 junk fields is refused rather than stored.
+ */
+export const MAX_GROUP_FIELDS = 1000;
 
 /** `maxOccurs` of a field that may repeat without limit. */
 export const UNBOUNDED = -1;
@@ -71,7 +78,7 @@ export function elementNameFor(groupName: string): string {
     .replace(/^_+|_+$/g, "");
   if (!/^[a-z]/.test(slug)) {
     throw bad(
-      `A group's name must start with a letter (a-z): its schema URI and XML element name are made from it ("McD Metadata" gives ${GROUP_SCHEMA_BASE}mcd_metadata), got "${groupName}"`,
+      `A group's name must start with a letter (a-z): its schema URI and XML element name are made from it ("McD Metadata" gives ${GROUP_SCHEMA_BASE}mcd_metadata), got "${clip(groupName)}"`,
     );
   }
   return slug;
@@ -89,6 +96,12 @@ export function elementNameOf(schemaUri: string): string {
 /** A JSON request body as an object; 400 with an example otherwise. */
 export function parseJsonObject(text: string, what: "group" | "form"): Record<string, unknown> {
   const example = what === "group" ? GROUP_EXAMPLE : FORM_EXAMPLE;
+  // Checked before parsing: a deeply nested value would overflow the stack when shown or stored.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw bad(
+      `The request body nests deeper than ${MAX_JSON_DEPTH} levels; send a ${what} such as ${example}`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -102,8 +115,13 @@ export function parseJsonObject(text: string, what: "group" | "form"): Record<st
   return value as Record<string, unknown>;
 }
 
+/** Sent text as a message shows it: at most 100 characters (junk may be megabytes long). */
+function clip(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
 function show(v: unknown): string {
-  return JSON.stringify(v) ?? String(v);
+  return clip(JSON.stringify(v) ?? String(v));
 }
 
 function text(v: unknown, where: string, opts: { required: boolean; fallback?: string }): string {
@@ -150,10 +168,10 @@ function readField(raw: unknown, index: number): GroupField {
   const id = text(f.id, `fields[${index}].id`, { required: true }).trim();
   if (!FIELD_ID.test(id)) {
     throw bad(
-      `fields[${index}].id "${id}" is not usable as an XML element name; use letters, digits, "_", "-" and ".", starting with a letter or "_" (e.g. "date_received")`,
+      `fields[${index}].id "${clip(id)}" is not usable as an XML element name; use letters, digits, "_", "-" and ".", starting with a letter or "_" (e.g. "date_received")`,
     );
   }
-  const where = `Field "${id}"`;
+  const where = `Field "${clip(id)}"`;
   const type = fieldType(f.type, `${where}: type`);
   const minOccurs = whole(f.minOccurs, `${where}: minOccurs`, 0);
   const maxOccurs = whole(f.maxOccurs, `${where}: maxOccurs`, 1);
@@ -201,11 +219,16 @@ export function readGroupInput(body: Record<string, unknown>): GroupInput {
       `fields must be a list of field objects, got ${show(rawFields)}; send a group such as ${GROUP_EXAMPLE}`,
     );
   }
+  if (rawFields.length > MAX_GROUP_FIELDS) {
+    throw bad(
+      `The group has ${rawFields.length} fields; a group may have at most ${MAX_GROUP_FIELDS} fields: split them over several groups`,
+    );
+  }
   const fields = rawFields.map(readField);
   const seen = new Set<string>();
   for (const f of fields) {
     if (seen.has(f.id))
-      throw bad(`Two fields have the id "${f.id}"; field ids must be unique within a group`);
+      throw bad(`Two fields have the id "${clip(f.id)}"; field ids must be unique within a group`);
     seen.add(f.id);
   }
   return { name, description, fields };

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { requestText } from "../http/request-text.js";
 import { METADATA_CSV_EDIT } from "../jobs/metadata-csv-edit.js";
 import { readCsvEdit } from "../metadata-groups/csv.js";
 import { createAction } from "../store/actions/write.js";
@@ -24,7 +25,8 @@ export function registerMetadataCsvEditRoutes(api: Hono<EntityEnv>): void {
         message: `User ${user.username} holds the ${Permission.UPDATE_METADATA} permission on no security tag, so a metadata CSV edit could change nothing; ask an administrator for a role that may update metadata`,
       });
     }
-    const plan = readCsvEdit(await c.req.text(), allGroups(db));
+    // Not c.req.text(): bytes that are not UTF-8 (a CSV saved as Windows-1252) would become U+FFFD.
+    const plan = readCsvEdit(await requestText(c.req), allGroups(db));
     const action = createAction(
       db,
       { kind: METADATA_CSV_EDIT.kind, username: user.username, params: plan, total: plan.rows.length },

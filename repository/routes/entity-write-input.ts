@@ -18,6 +18,11 @@ function badRequest(message: string): HTTPException {
   return new HTTPException(400, { message });
 }
 
+/** Sent text as a message shows it: at most 100 characters (junk may be megabytes long). */
+function clip(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
 function describeElement(node: XmlNode): string {
   return node.ns ? `<${node.name}> in namespace "${node.ns}"` : `<${node.name}> in no namespace`;
 }
@@ -70,7 +75,7 @@ export function refField(node: XmlNode, name: string): string | undefined {
   if (!text) return undefined;
   if (!isUuid(text)) {
     throw badRequest(
-      `<${name}> "${text}" is not an entity reference; references are UUIDs such as 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
+      `<${name}> "${clip(text)}" is not an entity reference; references are UUIDs such as 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
     );
   }
   return text.toLowerCase();
@@ -103,7 +108,9 @@ export function requiredChild(node: XmlNode, name: string, example: string): Xml
 /** An identifier's or link's ApiId from the path (`list` names the listing that gives them): 400 unless it looks like one. */
 export function requireApiId(raw: string | undefined, what: string, list: string): string {
   if (!raw || !/^[A-Za-z0-9._-]{1,100}$/.test(raw)) {
-    throw badRequest(`${what} "${raw ?? ""}" is not an ApiId; take the ApiId from the entity's ${list}`);
+    throw badRequest(
+      `${what} "${clip(raw ?? "")}" is not an ApiId; take the ApiId from the entity's ${list}`,
+    );
   }
   return raw;
 }

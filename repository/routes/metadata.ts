@@ -2,6 +2,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { requestText } from "../http/request-text.js";
 import { csvTemplate } from "../metadata-groups/csv.js";
 import {
   elementNameOf,
@@ -48,6 +49,11 @@ export function metadataRoutes(): Hono<AppEnv> {
 
 type Ctx = Context<AppEnv>;
 
+/** An id from the path or query as a message shows it: at most 100 characters. */
+function clip(id: string): string {
+  return id.length > 100 ? `${id.slice(0, 100)}…` : id;
+}
+
 function nowIso(c: Ctx): string {
   return new Date(c.get("svc").now()).toISOString();
 }
@@ -91,7 +97,7 @@ function knownGroup(c: Ctx, id: string): MetadataGroup {
   const g = getGroup(c.get("svc").db, id);
   if (!g) {
     throw new HTTPException(404, {
-      message: `No metadata group with id "${id}"; GET /api/metadata/groups lists the groups and their ids`,
+      message: `No metadata group with id "${clip(id)}"; GET /api/metadata/groups lists the groups and their ids`,
     });
   }
   return g;
@@ -123,7 +129,7 @@ function registerGroupRoutes(app: Hono<AppEnv>): void {
   };
   const create = async (c: Ctx) => {
     requireManager(c, "create metadata groups");
-    const input = readGroupInput(parseJsonObject(await c.req.text(), "group"));
+    const input = readGroupInput(parseJsonObject(await requestText(c.req), "group"));
     const schemaUri = schemaUriFor(input.name);
     const { db } = c.get("svc");
     const id = db.transaction(() => {
@@ -142,7 +148,7 @@ function registerGroupRoutes(app: Hono<AppEnv>): void {
   app.put("/groups/:id", async (c) => {
     requireManager(c, "change metadata groups");
     const existing = knownGroup(c, c.req.param("id"));
-    const input = readGroupInput(parseJsonObject(await c.req.text(), "group"));
+    const input = readGroupInput(parseJsonObject(await requestText(c.req), "group"));
     const { db } = c.get("svc");
     db.transaction(() => {
       // The schema URI stays (documents already use it); only the name must not clash.
@@ -165,7 +171,7 @@ function knownForm(c: Ctx, id: string) {
   const f = getForm(c.get("svc").db, id);
   if (!f) {
     throw new HTTPException(404, {
-      message: `No metadata form with id "${id}"; GET /api/metadata/forms lists the forms and their ids`,
+      message: `No metadata form with id "${clip(id)}"; GET /api/metadata/forms lists the forms and their ids`,
     });
   }
   return f;
@@ -192,7 +198,7 @@ function registerFormRoutes(app: Hono<AppEnv>): void {
   };
   const create = async (c: Ctx) => {
     requireManager(c, "create metadata forms");
-    const input = readFormInput(parseJsonObject(await c.req.text(), "form"));
+    const input = readFormInput(parseJsonObject(await requestText(c.req), "form"));
     const { db } = c.get("svc");
     const id = db.transaction(() => {
       refuseTitleClash(c, input.title, null);
@@ -210,7 +216,7 @@ function registerFormRoutes(app: Hono<AppEnv>): void {
   app.put("/forms/:id", async (c) => {
     requireManager(c, "change metadata forms");
     const existing = knownForm(c, c.req.param("id"));
-    const input = readFormInput(parseJsonObject(await c.req.text(), "form"));
+    const input = readFormInput(parseJsonObject(await requestText(c.req), "form"));
     const { db } = c.get("svc");
     db.transaction(() => {
       refuseTitleClash(c, input.title, existing.id);
@@ -250,7 +256,7 @@ function templateGroups(c: Ctx): MetadataGroup[] {
       const form = getForm(db, id);
       if (!form) {
         throw new HTTPException(404, {
-          message: `No metadata group or form with id "${id}"; GET /api/metadata/groups and /api/metadata/forms list them`,
+          message: `No metadata group or form with id "${clip(id)}"; GET /api/metadata/groups and /api/metadata/forms list them`,
         });
       }
       g = form.schemaUri ? groupBySchemaUri(db, form.schemaUri) : undefined;

@@ -3,7 +3,7 @@ import { Permission } from "../store/auth.js";
 import type { Db } from "../store/db.js";
 import type { EntityRow } from "../store/entities/write.js";
 import { DC_ELEMENTS_NS, dublinCoreValues, OAI_DC_SCHEMA } from "./dublin-core.js";
-import { fileOf, isThumbnailImage } from "./files.js";
+import { fileOf, thumbnailOf } from "./files.js";
 import { prepared } from "./statements.js";
 import { walkXml } from "./xml.js";
 
@@ -113,9 +113,9 @@ export function objectDetails(db: Db, e: EntityRow, opts: DetailsOptions): Objec
   }
 
   const links: ObjectDetails["links"] = [];
+  const canDownload = opts.permissions.permits(e.security_tag, Permission.DOWNLOAD);
   if (e.type !== "SO") {
     const file = fileOf(db, e);
-    const canDownload = opts.permissions.permits(e.security_tag, Permission.DOWNLOAD);
     if (file) {
       prop("cmis:contentStreamLength", String(file.size));
       prop("cmis:contentStreamMimeType", file.mimeType);
@@ -126,14 +126,17 @@ export function objectDetails(db: Db, e: EntityRow, opts: DetailsOptions): Objec
       const q = `id=${encodeURIComponent(id)}`;
       links.push({ rel: "render", href: `${opts.baseUrl}/api/content/download?${q}`, type: "View" });
       links.push({ rel: "download", href: `${opts.baseUrl}/api/content/download?${q}`, type: file.mimeType });
-      if (isThumbnailImage(file)) {
-        links.push({
-          rel: "thumbnail",
-          href: `${opts.baseUrl}/api/content/thumbnail?${q}`,
-          type: file.mimeType,
-        });
-      }
     }
+  }
+  // What the thumbnail route serves (and only to whoever it serves it to): a custom preview, which
+  // folders may have too, else the entity's own file when that is an image.
+  const thumbnail = canDownload ? thumbnailOf(db, e) : undefined;
+  if (thumbnail) {
+    links.push({
+      rel: "thumbnail",
+      href: `${opts.baseUrl}/api/content/thumbnail?id=${encodeURIComponent(id)}`,
+      type: thumbnail.mimeType,
+    });
   }
 
   return {
