@@ -64,8 +64,10 @@ async function move(c: EntityContext, type: EntityType): Promise<Response> {
       throw conflict(`Only folders can be at the top level; move asset ${e.ref} into a folder instead`);
     }
   } else {
-    if (destination === e.ref)
-      throw conflict(`Folder ${e.ref} cannot be moved into itself; choose another folder`);
+    if (destination === e.ref) {
+      const what = e.type === "SO" ? "Folder" : "Asset";
+      throw conflict(`${what} ${e.ref} cannot be moved into itself; choose a folder to move it into`);
+    }
     const dest = findEntity(db, destination);
     if (!dest) {
       throw new HTTPException(404, {

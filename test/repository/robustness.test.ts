@@ -2419,7 +2419,7 @@ function textWriteJunk(): Case[] {
   for (const [name, body, status, message] of [
     ["@root@", "@root@", [409], /Only folders can be at the top level/],
     [" @root@ ", "  @root@\n", [409], /Only folders/],
-    ["itself", "{io}", [409], /into itself/],
+    ["itself", "{io}", [409], /Asset .* cannot be moved into itself/],
     ["a content object", "{co}", [409], /only be moved into a folder/],
     ["empty", "", [400], /body is empty/],
     ["not a UUID", "{otherSo}{otherSo}", [400], notRef],
