@@ -10,6 +10,7 @@ import { isUuid } from "../params.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRecord, findEntity, tagsParam } from "../store/entities/read.js";
 import type { EntityType } from "../store/entities/write.js";
+import { EventType, recordChange } from "../store/events/write.js";
 import { ENTITY_PATH, type ListMeta, type RenderContext } from "../xml/common.js";
 import { type ApiVersion, resolveRequestedVersion } from "../xml/versions.js";
 
@@ -178,6 +179,27 @@ export function writableEntity(
  */
 export async function xmlRequest(c: EntityContext, example: string): Promise<XmlNode> {
   return parseXmlBody(await requestText(c.req), example);
+}
+
+/**
+ * Records the event of a change the caller made to one entity (type Modified unless given), in the
+ * transaction the caller runs; see store/events/write.ts.
+ */
+export function recordEntityChange(
+  c: EntityContext,
+  e: { ref: string },
+  commandType: string,
+  detail: string,
+  type: string = EventType.MODIFIED,
+): string {
+  return recordChange(c.get("svc").db, {
+    username: c.get("caller").user.username,
+    date: nowIso(c),
+    type,
+    commandType,
+    entityRefs: [e.ref],
+    detail,
+  });
 }
 
 /** The current instant as the service sees it (injectable in tests), ISO 8601 UTC. */

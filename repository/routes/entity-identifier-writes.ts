@@ -11,15 +11,14 @@ import {
   type IdentifierRow,
   updateIdentifier,
 } from "../store/entities/write.js";
-import { EventType, recordChange } from "../store/events/write.js";
 import { identifierDocument } from "../xml/write-docs.js";
 import {
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
   noContent,
-  nowIso,
   readableEntity,
+  recordEntityChange,
   writableEntity,
   xml,
   xmlRequest,
@@ -56,17 +55,6 @@ function identifierOf(c: EntityContext, e: EntityRecord, rawApiId: string | unde
   return found;
 }
 
-function record(c: EntityContext, e: EntityRecord, commandType: string, detail: string): void {
-  recordChange(c.get("svc").db, {
-    username: c.get("caller").user.username,
-    date: nowIso(c),
-    type: EventType.MODIFIED,
-    commandType,
-    entityRefs: [e.ref],
-    detail,
-  });
-}
-
 function reply(c: EntityContext, type: EntityType, apiId: string): Response {
   const row = findIdentifier(c.get("svc").db, apiId) as IdentifierRow;
   return xml(c, identifierDocument(c.get("render"), type, row));
@@ -82,7 +70,7 @@ export function registerIdentifierWriteRoutes(api: Hono<EntityEnv>): void {
       const { db } = c.get("svc");
       const apiId = db.transaction(() => {
         const id = addIdentifier(db, e.ref, idType, value);
-        record(c, e, "AddIdentifier", `Added identifier ${idType} = ${value} (ApiId ${id})`);
+        recordEntityChange(c, e, "AddIdentifier", `Added identifier ${idType} = ${value} (ApiId ${id})`);
         return id;
       })();
       return reply(c, type, apiId);
@@ -102,7 +90,7 @@ export function registerIdentifierWriteRoutes(api: Hono<EntityEnv>): void {
       const { db } = c.get("svc");
       db.transaction(() => {
         updateIdentifier(db, old.api_id, idType, value);
-        record(
+        recordEntityChange(
           c,
           e,
           "UpdateIdentifier",
@@ -118,7 +106,7 @@ export function registerIdentifierWriteRoutes(api: Hono<EntityEnv>): void {
       const { db } = c.get("svc");
       db.transaction(() => {
         deleteIdentifier(db, old.api_id);
-        record(
+        recordEntityChange(
           c,
           e,
           "DeleteIdentifier",

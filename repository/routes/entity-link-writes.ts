@@ -3,15 +3,14 @@ import { HTTPException } from "hono/http-exception";
 import { Permission } from "../store/auth.js";
 import { type EntityRecord, findEntity } from "../store/entities/read.js";
 import { addLink, deleteLink, findLink, findSameLink, type LinkRow } from "../store/entities/write.js";
-import { EventType, recordChange } from "../store/events/write.js";
 import { linkDocument } from "../xml/write-docs.js";
 import {
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
   noContent,
-  nowIso,
   readableEntity,
+  recordEntityChange,
   requirePermission,
   writableEntity,
   xml,
@@ -64,17 +63,6 @@ function linkTarget(c: EntityContext, from: EntityRecord, toRef: string): Entity
   return to;
 }
 
-function record(c: EntityContext, e: EntityRecord, commandType: string, detail: string): void {
-  recordChange(c.get("svc").db, {
-    username: c.get("caller").user.username,
-    date: nowIso(c),
-    type: EventType.MODIFIED,
-    commandType,
-    entityRefs: [e.ref],
-    detail,
-  });
-}
-
 export function registerLinkWriteRoutes(api: Hono<EntityEnv>): void {
   for (const [type, path] of ENTITY_TYPE_PATHS) {
     api.post(`/${path}/:ref/links`, async (c) => {
@@ -100,7 +88,7 @@ export function registerLinkWriteRoutes(api: Hono<EntityEnv>): void {
       }
       const apiId = db.transaction(() => {
         const id = addLink(db, linkType, e.ref, to.ref);
-        record(c, e, "AddLink", `Linked ${e.ref} to ${to.ref} as ${linkType} (apiId ${id})`);
+        recordEntityChange(c, e, "AddLink", `Linked ${e.ref} to ${to.ref} as ${linkType} (apiId ${id})`);
         return id;
       })();
       return xml(c, linkDocument(c.get("render"), e, findLink(db, apiId) as LinkRow));
@@ -124,7 +112,7 @@ export function registerLinkWriteRoutes(api: Hono<EntityEnv>): void {
       const { db } = c.get("svc");
       db.transaction(() => {
         deleteLink(db, link.api_id);
-        record(
+        recordEntityChange(
           c,
           e,
           "DeleteLink",

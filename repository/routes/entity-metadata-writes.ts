@@ -3,7 +3,6 @@ import { HTTPException } from "hono/http-exception";
 import { standaloneXml, type XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRecord, type FragmentRecord, findFragment } from "../store/entities/read.js";
-import { EventType, recordChange } from "../store/events/write.js";
 import { addFragment, deleteFragment, updateFragment } from "../store/metadata/write.js";
 import { metadataDocument } from "../xml/entity-docs.js";
 import {
@@ -12,6 +11,7 @@ import {
   type EntityEnv,
   noContent,
   nowIso,
+  recordEntityChange,
   requireUuid,
   writableEntity,
   xml,
@@ -74,17 +74,6 @@ function fragmentOf(c: EntityContext, e: EntityRecord, rawMref: string | undefin
   return f;
 }
 
-function record(c: EntityContext, e: EntityRecord, commandType: string, detail: string): void {
-  recordChange(c.get("svc").db, {
-    username: c.get("caller").user.username,
-    date: nowIso(c),
-    type: EventType.MODIFIED,
-    commandType,
-    entityRefs: [e.ref],
-    detail,
-  });
-}
-
 function reply(c: EntityContext, e: EntityRecord, mref: string): Response {
   return xml(c, metadataDocument(c.get("render"), e, findFragment(c.get("svc").db, mref) as FragmentRecord));
 }
@@ -100,7 +89,7 @@ export function registerMetadataWriteRoutes(api: Hono<EntityEnv>): void {
       const now = nowIso(c);
       const mref = db.transaction(() => {
         const m = addFragment(db, e.ref, fragment.schemaUri, fragment.content, { date: now });
-        record(c, e, "AddMetadata", `Added metadata fragment ${m} (${fragment.schemaUri})`);
+        recordEntityChange(c, e, "AddMetadata", `Added metadata fragment ${m} (${fragment.schemaUri})`);
         return m;
       })();
       return reply(c, e, mref);
@@ -121,7 +110,12 @@ export function registerMetadataWriteRoutes(api: Hono<EntityEnv>): void {
       const { db } = c.get("svc");
       db.transaction(() => {
         updateFragment(db, old.mref, fragment.schemaUri, fragment.content, nowIso(c));
-        record(c, e, "UpdateMetadata", `Replaced metadata fragment ${old.mref} (${fragment.schemaUri})`);
+        recordEntityChange(
+          c,
+          e,
+          "UpdateMetadata",
+          `Replaced metadata fragment ${old.mref} (${fragment.schemaUri})`,
+        );
       })();
       return reply(c, e, old.mref);
     });
@@ -132,7 +126,12 @@ export function registerMetadataWriteRoutes(api: Hono<EntityEnv>): void {
       const { db } = c.get("svc");
       db.transaction(() => {
         deleteFragment(db, old.mref);
-        record(c, e, "DeleteMetadata", `Removed metadata fragment ${old.mref} (${old.schema_uri})`);
+        recordEntityChange(
+          c,
+          e,
+          "DeleteMetadata",
+          `Removed metadata fragment ${old.mref} (${old.schema_uri})`,
+        );
       })();
       return noContent(c);
     });

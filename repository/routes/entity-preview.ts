@@ -1,13 +1,18 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { Permission } from "../store/auth.js";
-import type { EntityRecord } from "../store/entities/read.js";
 import type { EntityType } from "../store/entities/write.js";
-import { EventType, recordChange } from "../store/events/write.js";
 import { findPreview } from "../store/previews/read.js";
 import { deletePreview, setPreview } from "../store/previews/write.js";
 import { ENTITY_PATH } from "../xml/common.js";
-import { type EntityContext, type EntityEnv, noContent, nowIso, writableEntity } from "./entity-common.js";
+import {
+  type EntityContext,
+  type EntityEnv,
+  noContent,
+  nowIso,
+  recordEntityChange,
+  writableEntity,
+} from "./entity-common.js";
 
 /**
  * Custom previews (thumbnails) of folders and assets: PUT …/preview with the image as the body, DELETE
@@ -71,17 +76,6 @@ async function readPreviewBody(c: EntityContext): Promise<Buffer> {
   return Buffer.concat(chunks, size);
 }
 
-function record(c: EntityContext, e: EntityRecord, commandType: string, detail: string): void {
-  recordChange(c.get("svc").db, {
-    username: c.get("caller").user.username,
-    date: nowIso(c),
-    type: EventType.MODIFIED,
-    commandType,
-    entityRefs: [e.ref],
-    detail,
-  });
-}
-
 export function registerPreviewRoutes(api: Hono<EntityEnv>): void {
   for (const type of ["SO", "IO"] as const satisfies readonly EntityType[]) {
     const path = ENTITY_PATH[type];
@@ -108,7 +102,7 @@ export function registerPreviewRoutes(api: Hono<EntityEnv>): void {
       const blob = svc.content.put(bytes);
       svc.db.transaction(() => {
         setPreview(svc.db, e.ref, blob, mime, nowIso(c));
-        record(
+        recordEntityChange(
           c,
           e,
           "AddPreview",
@@ -128,7 +122,7 @@ export function registerPreviewRoutes(api: Hono<EntityEnv>): void {
       }
       db.transaction(() => {
         deletePreview(db, e.ref);
-        record(c, e, "DeletePreview", "Removed the custom preview");
+        recordEntityChange(c, e, "DeletePreview", "Removed the custom preview");
       })();
       return noContent(c);
     });
