@@ -9,7 +9,10 @@ import { accessTokenRoutes } from "./routes/accesstoken.js";
 import { contentRoutes } from "./routes/content.js";
 import { entityRoutes } from "./routes/entity.js";
 import { metadataRoutes } from "./routes/metadata.js";
+import { processRoutes } from "./routes/process.js";
+import { processMonitorRoutes } from "./routes/processmonitor.js";
 import { userRoutes } from "./routes/user.js";
+import { workflowRoutes } from "./routes/workflow.js";
 
 /** Largest request body accepted (413 above it); documented in the README. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,6 +58,9 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/api/entity", entityRoutes(svc.apiVersion));
   app.route("/api/content", contentRoutes());
   app.route("/api/metadata", metadataRoutes());
+  app.route("/sdb/rest/workflow", workflowRoutes());
+  app.route("/api/process", processRoutes());
+  app.route("/api/processmonitor", processMonitorRoutes());
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
   app.notFound((c) => {

@@ -16,6 +16,8 @@ export const DEFAULT_CONCURRENCY = 2;
 export class ActionRunner {
   private readonly queue: string[] = [];
   private readonly running = new Set<Promise<void>>();
+  /** Ids of the actions whose handlers are running (a stopped one may still be finishing its batch). */
+  private readonly runningIds = new Set<string>();
   private stopping = false;
   private waiters: (() => void)[] = [];
 
@@ -72,6 +74,11 @@ export class ActionRunner {
     return true;
   }
 
+  /** Whether the action is queued or its handler is still running: submitting it again would run it twice. */
+  isBusy(id: string): boolean {
+    return this.queue.includes(id) || this.runningIds.has(id);
+  }
+
   /** Stops taking work and waits for running handlers to reach their next pause. */
   async close(): Promise<void> {
     this.stopping = true;
@@ -82,7 +89,9 @@ export class ActionRunner {
   private pump(): void {
     while (!this.stopping && this.running.size < this.concurrency && this.queue.length > 0) {
       const id = this.queue.shift() as string;
+      this.runningIds.add(id);
       const p = this.run(id).finally(() => {
+        this.runningIds.delete(id);
         this.running.delete(p);
         this.pump();
         if (this.queue.length === 0 && this.running.size === 0) {

@@ -12,7 +12,7 @@ import { type FinalDeletionParams, finalDeletionAction } from "../jobs/final-del
 import { type RecoveryParams, recoveryAction, recoveryBlocker } from "../jobs/recovery.js";
 import { isUuid } from "../params.js";
 import { type ActionRow, getAction } from "../store/actions/read.js";
-import { createAction, setActionParams, setActionStatus } from "../store/actions/write.js";
+import { createAction } from "../store/actions/write.js";
 import { Permission, Role } from "../store/auth.js";
 import type { EntityType } from "../store/entities/write.js";
 import {
@@ -27,6 +27,7 @@ import {
 import { blockingRetention } from "../store/retention/read.js";
 import { ENTITY_PATH } from "../xml/common.js";
 import { recycleBinDocument } from "../xml/deletion-docs.js";
+import { decideDeletion } from "./deletion-decision.js";
 import {
   ENTITY_API_PATH,
   ENTITY_TYPE_PATHS,
@@ -151,7 +152,6 @@ async function submitDeletion(c: EntityContext, type: EntityType): Promise<Respo
 }
 
 async function approveDeletion(c: EntityContext): Promise<Response> {
-  const { db, actions } = c.get("svc");
   const caller = c.get("caller");
   if (!isManager(c)) {
     throw new HTTPException(403, {
@@ -171,46 +171,12 @@ async function approveDeletion(c: EntityContext): Promise<Response> {
     throw badRequest(`Approved must be true or false, got "${approvedRaw.slice(0, 40)}"; send ${ex}`);
   }
   const comment = childText(approval, "Comment") ?? "";
-  if (a.status !== "PENDING") {
-    throw conflict(
-      `Deletion ${a.id} is ${a.status}, not awaiting approval; only a PENDING deletion can be approved or rejected`,
-    );
-  }
-  const params = JSON.parse(a.params) as DeletionParams;
-  const now = nowIso(c);
-  if (approved === "false") {
-    db.transaction(() => {
-      setActionParams(
-        db,
-        a.id,
-        { ...params, approvedBy: caller.user.username, approvalComment: comment },
-        now,
-      );
-      setActionStatus(
-        db,
-        a.id,
-        "CANCELLED",
-        now,
-        `Rejected by ${caller.user.username}${comment ? `: ${comment}` : ""}; nothing was deleted`,
-      );
-    })();
-    return progressReply(c, a.id);
-  }
-  // Checked again now, so the approver hears at once why it cannot go ahead (the run checks once more).
-  const entityRef = a.entity_ref as string;
-  const e = anyEntity(db, entityRef);
-  if (!e || e.deleted === 1) {
-    throw conflict(
-      `Entity ${entityRef} ${e ? `is already in the recycle bin (deletion ${e.deletion_id})` : "no longer exists"}; reject this deletion (Approved false)`,
-    );
-  }
-  const blocking = blockingRetention(db, deletionScope(db, entityRef), now);
-  if (blocking.length > 0) throw conflict(`${retentionRefusal(db, blocking)}; the deletion stays PENDING`);
-  db.transaction(() => {
-    setActionParams(db, a.id, { ...params, approvedBy: caller.user.username, approvalComment: comment }, now);
-    setActionStatus(db, a.id, "ACTIVE", now, `Approved by ${caller.user.username}`);
-  })();
-  actions.submit(a.id);
+  decideDeletion(
+    c.get("svc"),
+    a,
+    { approved: approved === "true", comment, by: caller.user.username },
+    nowIso(c),
+  );
   return progressReply(c, a.id);
 }
 
