@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { ServiceContext } from "./context.js";
+import { sweepExports } from "./export/files.js";
 import { type FaultOptions, Faults } from "./faults.js";
 import { ActionRunner } from "./jobs/runner.js";
 import { answerClientErrors, requestErrorReply } from "./malformed-requests.js";
@@ -119,6 +120,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   });
   // Actions a crash or stop left ACTIVE carry on (their routes are loaded, so every kind is known).
   svc.actions.resumeInterrupted();
+  sweepExports(svc); // export packages past their 7 days (export/files.ts)
   const { port: boundPort } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
 

@@ -36,7 +36,9 @@ import { registerEntityContentWriteRoutes } from "./entity-content-writes.js";
 import { registerMetadataCsvEditRoutes } from "./entity-csv-edits.js";
 import { registerEntityDeletionRoutes } from "./entity-deletions.js";
 import { registerEntityEventRoutes } from "./entity-events.js";
+import { registerEntityExportRoutes } from "./entity-exports.js";
 import { registerEntityFileRoutes } from "./entity-files.js";
+import { registerEntityIngestRoutes } from "./entity-ingest.js";
 import { registerEntityStructureRoutes } from "./entity-structure.js";
 import { registerEntityWriteRoutes } from "./entity-writes.js";
 import { registerRetentionRoutes } from "./retention.js";
@@ -60,9 +62,11 @@ export function entityRoutes(newest: string): Hono<AppEnv> {
   registerEntityWriteRoutes(api);
   registerEntityStructureRoutes(api);
   registerEntityContentWriteRoutes(api);
+  registerEntityIngestRoutes(api);
   registerEntityDeletionRoutes(api);
   registerRetentionRoutes(api);
   registerMetadataCsvEditRoutes(api);
+  registerEntityExportRoutes(api);
   // Last: its generic /actions/{kind} listings yield to the kind-specific routes registered above.
   registerEntityActionRoutes(api);
 

@@ -2587,6 +2587,28 @@ function fileWriteJunk(): Case[] {
     message: /not a PNG/,
   });
 
+  // Packages uploaded for ingest into a folder (entity-ingest.ts): each refused before an ingest starts.
+  const pkg = `${E}/structural-objects/{so}`;
+  for (const [name, path, headers, body, status, message] of [
+    ["not a zip", pkg, OCTET, FILE, [400], /not a zip file/],
+    ["empty", pkg, OCTET, Buffer.alloc(0), [400], /body is empty/],
+    [
+      "a multipart form",
+      pkg,
+      { "Content-Type": "multipart/form-data; boundary=xyz" },
+      multipart(FILE),
+      [415],
+      /multipart/,
+    ],
+    ["into an asset", `${E}/structural-objects/{io}`, OCTET, FILE, [404], /not found/],
+    ["into a deleted folder", `${E}/structural-objects/{binned}`, OCTET, FILE, [404], /not found/],
+    ["into a junk ref", `${E}/structural-objects/{so}x`, OCTET, FILE, [400], /not a UUID/],
+    ["into an unknown folder", `${E}/structural-objects/${UNKNOWN_UUID}`, OCTET, FILE, [404], /not found/],
+    ["through v6.0, not a zip", `${E}/v6.0/structural-objects/{so}`, OCTET, FILE, [400], /not a zip file/],
+  ] as [string, string, Record<string, string>, Body, number[], RegExp][]) {
+    cases.push({ name: `package: ${name}`, method: "POST", path, headers, body, expect: status, message });
+  }
+
   const gen = `${E}/content-objects/{co}/generations`;
   const good = { ...OCTET, Filename: "junk.txt", "Fixity-MD5": md5(FILE) };
   const without = (k: string) => Object.fromEntries(Object.entries(good).filter(([h]) => h !== k));

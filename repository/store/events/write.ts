@@ -33,6 +33,8 @@ export interface Change {
   /** A short description of what was done (kept as the actions' SerialisedCommand). */
   detail?: string | null;
   workflowName?: string | null;
+  /** The workflow instance (for ingests: the action's id) the change was made by. */
+  workflowInstanceId?: string | null;
   /** Whether to move the entities' `modified` date (default true). */
   touch?: boolean;
 }
@@ -44,6 +46,7 @@ export function recordChange(db: Db, change: Change): string {
     date: change.date,
     username: change.username,
     workflowName: change.workflowName ?? null,
+    workflowInstanceId: change.workflowInstanceId ?? null,
     actions: change.entityRefs.map((entityRef) => ({
       entityRef,
       commandType: change.commandType,

@@ -1,0 +1,58 @@
+import { open, rename, rm } from "node:fs/promises";
+
+/**
+ * Writes an uploaded package to disk as it arrives, never holding it in memory: to `<path>.part`,
+ * renamed to `path` only once the whole body has arrived. Anything else (the client gave up, the
+ * connection broke, the body passed `maxBytes`) removes the partial file and rethrows, so an
+ * interrupted upload leaves nothing behind.
+ */
+
+/** More bytes arrived than a package may have; nothing was kept. */
+export class PackageTooLarge extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`more than ${maxBytes} bytes`);
+  }
+}
+
+export async function receivePackage(
+  body: ReadableStream<Uint8Array>,
+  path: string,
+  maxBytes: number,
+): Promise<number> {
+  const part = `${path}.part`;
+  const reader = body.getReader();
+  let size = 0;
+  try {
+    const file = await open(part, "wx");
+    try {
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        const chunk = r.value;
+        size += chunk.byteLength;
+        if (size > maxBytes) throw new PackageTooLarge(maxBytes);
+        for (let off = 0; off < chunk.byteLength; ) {
+          off += (await file.write(chunk, off, chunk.byteLength - off)).bytesWritten;
+        }
+      }
+    } finally {
+      await file.close();
+    }
+    await rename(part, path);
+    return size;
+  } catch (err) {
+    // Left unread past the cap, not cancelled: cancelling the request body would reset the connection
+    // before the refusal is answered (the reply closes the connection instead).
+    reader.releaseLock();
+    await rm(part, { force: true });
+    throw err;
+  }
+}
+
+/** Whether a file starts like a zip (a local file header, or the end record of an empty zip). */
+export function looksLikeZip(head: Uint8Array): boolean {
+  return (
+    head.length >= 4 &&
+    head[0] === 0x50 &&
+    head[1] === 0x4b &&
+    ((head[2] === 0x03 && head[3] === 0x04) || (head[2] === 0x05 && head[3] === 0x06))
+  );
+}
