@@ -11,6 +11,7 @@ import { entityRoutes } from "./routes/entity.js";
 import { metadataRoutes } from "./routes/metadata.js";
 import { processRoutes } from "./routes/process.js";
 import { processMonitorRoutes } from "./routes/processmonitor.js";
+import { s3Routes } from "./routes/s3.js";
 import { userRoutes } from "./routes/user.js";
 import { workflowRoutes } from "./routes/workflow.js";
 
@@ -61,6 +62,7 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/sdb/rest/workflow", workflowRoutes());
   app.route("/api/process", processRoutes());
   app.route("/api/processmonitor", processMonitorRoutes());
+  app.route("/api/s3", s3Routes());
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
   app.notFound((c) => {

@@ -10,6 +10,7 @@ import { sweepExports } from "./export/files.js";
 import { type FaultOptions, Faults } from "./faults.js";
 import { ActionRunner } from "./jobs/runner.js";
 import { answerClientErrors, requestErrorReply } from "./malformed-requests.js";
+import { sweepUploads } from "./s3/multipart.js";
 import {
   DEFAULT_DEMO_PASSWORDS,
   type DemoPasswords,
@@ -121,6 +122,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   // Actions a crash or stop left ACTIVE carry on (their routes are loaded, so every kind is known).
   svc.actions.resumeInterrupted();
   sweepExports(svc); // export packages past their 7 days (export/files.ts)
+  sweepUploads(dataDir, svc.now()); // S3 multipart uploads left unused for a day (s3/multipart.ts)
   const { port: boundPort } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
