@@ -15,6 +15,9 @@ export function utcInstant(text: string): string | undefined {
   const m = ISO.exec(text.trim());
   if (!m?.[1]) return undefined;
   const zone = m[3] ? (m[3] === "Z" ? "Z" : `${m[3].slice(0, 3)}:${m[3].slice(-2)}`) : "Z";
+  // Date.parse rolls a day the month lacks over (2026-02-30 is read as 2 March): not a date.
+  const day = Date.parse(`${m[1]}T00:00:00Z`);
+  if (Number.isNaN(day) || new Date(day).toISOString().slice(0, 10) !== m[1]) return undefined;
   const ms = Date.parse(`${m[1]}${m[2] ?? "T00:00:00"}${zone}`);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

@@ -8,7 +8,7 @@ import { failedItems } from "../store/monitor/read.js";
 import { anyEntity } from "../store/recycle-bin/read.js";
 import { findInstance, findInstanceByAction, type InstanceRow } from "../store/workflows/read.js";
 import type { Parameter } from "../store/workflows/write.js";
-import type { InstanceView } from "../xml/workflow-docs.js";
+import { type InstanceView, WF_NS } from "../xml/workflow-docs.js";
 import {
   isAdmin,
   mayReadTag,
@@ -37,6 +37,11 @@ export async function wfBody(c: OpsContext, root: string, example: string): Prom
   const doc = parseXmlBody(await requestText(c.req), example);
   if (doc.name !== root)
     throw badRequest(`The root element must be ${root}, not ${doc.name}; send ${example}`);
+  // Matched by namespace too, as the Entity API does: a document of another vocabulary is not this one.
+  if (doc.ns !== WF_NS) {
+    const where = doc.ns ? `in the namespace "${doc.ns.slice(0, 200)}"` : "in no namespace";
+    throw badRequest(`<${root}> is ${where}; Workflow API documents are in ${WF_NS}: send ${example}`);
+  }
   return doc;
 }
 

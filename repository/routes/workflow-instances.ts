@@ -255,6 +255,12 @@ function changeInstances(
       `Name the instances to ${verb}: ${WORKFLOW_API_PATH}/instances/${verb}?workflowInstanceIds=1,2`,
     );
   }
+  // "1,,2" or "1,": a list built wrong, whose intent is not certain; nothing is changed on a guess.
+  if (listed.length < raw.length) {
+    throw badRequest(
+      `workflowInstanceIds holds an empty id (two commas in a row, or a comma at an end); separate the ids by single commas: ?workflowInstanceIds=1,2`,
+    );
+  }
   if (listed.length > 1000)
     throw badRequest(`At most 1000 instances at once; ${verb} them in several requests`);
   const rows = [...new Set(listed.map((s) => positiveId(s, "Each workflowInstanceId")))].map((id) =>
