@@ -1,5 +1,5 @@
 import type { Db } from "../store/db.js";
-import { prepared } from "./statements.js";
+import { prepared } from "../store/statements.js";
 import { walkXml } from "./xml.js";
 
 /**

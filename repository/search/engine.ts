@@ -1,11 +1,11 @@
 import { utcInstant } from "../dates.js";
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
+import { prepared } from "../store/statements.js";
 import { ensureDublinCoreIndex } from "./dublin-core.js";
 import type { FieldDef } from "./fields.js";
 import { memo } from "./memo.js";
 import { type FieldFilter, SearchInputError, type SearchRequest, type SortKey } from "./query.js";
-import { prepared } from "./statements.js";
 
 /**
  * Runs a Content API search on SQLite: one WHERE clause built from the request (permissions, scope,

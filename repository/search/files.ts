@@ -1,6 +1,6 @@
 import type { Db } from "../store/db.js";
 import { findPreview } from "../store/previews/read.js";
-import { prepared } from "./statements.js";
+import { prepared } from "../store/statements.js";
 
 /**
  * Which stored file stands for an entity in the Content API (download, thumbnail, object-details'

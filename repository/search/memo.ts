@@ -1,5 +1,5 @@
 import type { Db } from "../store/db.js";
-import { prepared } from "./statements.js";
+import { prepared } from "../store/statements.js";
 
 /**
  * Results that depend only on the database's content (search totals, facet counts), remembered until

@@ -2,9 +2,9 @@ import type { Permissions } from "../store/auth.js";
 import { Permission } from "../store/auth.js";
 import type { Db } from "../store/db.js";
 import type { EntityRow } from "../store/entities/write.js";
+import { prepared } from "../store/statements.js";
 import { DC_ELEMENTS_NS, dublinCoreValues, OAI_DC_SCHEMA } from "./dublin-core.js";
 import { fileOf, thumbnailOf } from "./files.js";
-import { prepared } from "./statements.js";
 import { walkXml } from "./xml.js";
 
 /**

@@ -3,6 +3,7 @@ import { indexDublinCore } from "../../search/dublin-core.js";
 import { walkXml } from "../../search/xml.js";
 import type { StoredBlob } from "../content-store.js";
 import type { Db } from "../db.js";
+import { prepared } from "../statements.js";
 
 /**
  * Writes and basic reads of the entity graph. Every write that changes searchable text calls
@@ -57,7 +58,7 @@ export function insertEntity(db: Db, e: NewEntity): EntityRow {
       now,
     );
   const id = Number(info.lastInsertRowid);
-  db.prepare("INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, '')").run(
+  prepared(db, "INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, '')").run(
     id,
     e.title,
     e.description ?? "",
@@ -66,11 +67,13 @@ export function insertEntity(db: Db, e: NewEntity): EntityRow {
 }
 
 export function getEntity(db: Db, ref: string): EntityRow | undefined {
-  return db.prepare("SELECT * FROM entities WHERE ref = ? AND deleted = 0").get(ref) as EntityRow | undefined;
+  return prepared(db, "SELECT * FROM entities WHERE ref = ? AND deleted = 0").get(ref) as
+    | EntityRow
+    | undefined;
 }
 
 function getEntityById(db: Db, id: number): EntityRow | undefined {
-  return db.prepare("SELECT * FROM entities WHERE id = ?").get(id) as EntityRow | undefined;
+  return prepared(db, "SELECT * FROM entities WHERE id = ?").get(id) as EntityRow | undefined;
 }
 
 /**
@@ -92,17 +95,17 @@ function documentText(content: string): string {
 
 /** Text of all metadata fragments of an entity, for the full-text index. */
 function metadataText(db: Db, ref: string): string {
-  const rows = db.prepare("SELECT content FROM metadata_fragments WHERE entity_ref = ?").all(ref) as {
+  const rows = prepared(db, "SELECT content FROM metadata_fragments WHERE entity_ref = ?").all(ref) as {
     content: string;
   }[];
   return rows.map((r) => documentText(r.content)).join(" ");
 }
 
 export function reindexEntity(db: Db, ref: string): void {
-  const e = db.prepare("SELECT * FROM entities WHERE ref = ?").get(ref) as EntityRow | undefined;
+  const e = prepared(db, "SELECT * FROM entities WHERE ref = ?").get(ref) as EntityRow | undefined;
   if (!e) return;
-  db.prepare("DELETE FROM entity_fts WHERE rowid = ?").run(e.id);
-  db.prepare("INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, ?)").run(
+  prepared(db, "DELETE FROM entity_fts WHERE rowid = ?").run(e.id);
+  prepared(db, "INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, ?)").run(
     e.id,
     e.title,
     e.description ?? "",
@@ -121,7 +124,8 @@ export function addFragment(
 ): string {
   const mref = opts.mref ?? randomUUID();
   const now = opts.date ?? new Date().toISOString();
-  db.prepare(
+  prepared(
+    db,
     "INSERT INTO metadata_fragments (mref, entity_ref, schema_uri, content, created, modified) VALUES (?, ?, ?, ?, ?, ?)",
   ).run(mref, entityRef, schemaUri, content, now, now);
   reindexEntity(db, entityRef);
@@ -136,7 +140,7 @@ export function addIdentifier(
   apiId?: string,
 ): string {
   apiId ??= randomUUID().replaceAll("-", "");
-  db.prepare("INSERT INTO identifiers (api_id, entity_ref, type, value) VALUES (?, ?, ?, ?)").run(
+  prepared(db, "INSERT INTO identifiers (api_id, entity_ref, type, value) VALUES (?, ?, ?, ?)").run(
     apiId,
     entityRef,
     type,
@@ -147,7 +151,7 @@ export function addIdentifier(
 
 export function addLink(db: Db, linkType: string, fromRef: string, toRef: string, apiId?: string): string {
   apiId ??= randomUUID().replaceAll("-", "");
-  db.prepare("INSERT INTO links (api_id, link_type, from_ref, to_ref) VALUES (?, ?, ?, ?)").run(
+  prepared(db, "INSERT INTO links (api_id, link_type, from_ref, to_ref) VALUES (?, ?, ?, ?)").run(
     apiId,
     linkType,
     fromRef,
@@ -171,7 +175,8 @@ export function addRepresentation(
     .prepare("INSERT INTO representations (io_ref, type, name, idx) VALUES (?, ?, ?, ?)")
     .run(ioRef, type, name, n + 1);
   const repId = Number(info.lastInsertRowid);
-  const ins = db.prepare(
+  const ins = prepared(
+    db,
     "INSERT INTO representation_objects (representation_id, co_ref, position) VALUES (?, ?, ?)",
   );
   coRefs.forEach((co, i) => {
@@ -240,7 +245,7 @@ export function addBitstream(
       b.blob.sha256,
     );
   const id = Number(info.lastInsertRowid);
-  const fix = db.prepare("INSERT INTO fixities (bitstream_id, algorithm, value) VALUES (?, ?, ?)");
+  const fix = prepared(db, "INSERT INTO fixities (bitstream_id, algorithm, value) VALUES (?, ?, ?)");
   for (const [alg, value] of Object.entries(b.blob.fixity)) fix.run(id, alg, value);
   return id;
 }
@@ -266,7 +271,8 @@ export function addEvent(db: Db, e: NewEvent): string {
     )
     .run(ref, e.type, date, e.username, e.workflowName ?? null, e.workflowInstanceId ?? null);
   const eventId = Number(info.lastInsertRowid);
-  const ins = db.prepare(
+  const ins = prepared(
+    db,
     "INSERT INTO event_actions (event_id, entity_ref, command_type, date, serialised_command) VALUES (?, ?, ?, ?, ?)",
   );
   for (const a of e.actions) ins.run(eventId, a.entityRef, a.commandType, date, a.serialisedCommand ?? null);
@@ -277,12 +283,12 @@ export function addEvent(db: Db, e: NewEvent): string {
 // Edits through the Entity API (routes/entity-writes.ts): entity fields, identifiers, links.
 
 export function securityTagExists(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM security_tags WHERE name = ?").get(name) !== undefined;
+  return prepared(db, "SELECT 1 FROM security_tags WHERE name = ?").get(name) !== undefined;
 }
 
 /** Whether any entity, live or in the recycle bin, holds this ref (refs are never reused). */
 export function refInUse(db: Db, ref: string): boolean {
-  return db.prepare("SELECT 1 FROM entities WHERE ref = ?").get(ref) !== undefined;
+  return prepared(db, "SELECT 1 FROM entities WHERE ref = ?").get(ref) !== undefined;
 }
 
 export interface EntityFieldChanges {
@@ -307,7 +313,7 @@ export function updateEntityFields(db: Db, ref: string, changes: EntityFieldChan
   };
   const changed = (Object.keys(next) as (keyof typeof next)[]).filter((k) => next[k] !== e[k]);
   if (changed.length === 0) return [];
-  db.prepare("UPDATE entities SET title = ?, description = ?, custom_type = ? WHERE id = ?").run(
+  prepared(db, "UPDATE entities SET title = ?, description = ?, custom_type = ? WHERE id = ?").run(
     next.title,
     next.description,
     next.custom_type,
@@ -325,22 +331,22 @@ export interface IdentifierRow {
 }
 
 export function findIdentifier(db: Db, apiId: string): IdentifierRow | undefined {
-  return db.prepare("SELECT api_id, entity_ref, type, value FROM identifiers WHERE api_id = ?").get(apiId) as
-    | IdentifierRow
-    | undefined;
+  return prepared(db, "SELECT api_id, entity_ref, type, value FROM identifiers WHERE api_id = ?").get(
+    apiId,
+  ) as IdentifierRow | undefined;
 }
 
 /** Returns false when there is no such identifier. */
 export function updateIdentifier(db: Db, apiId: string, type: string, value: string): boolean {
   return (
-    db.prepare("UPDATE identifiers SET type = ?, value = ? WHERE api_id = ?").run(type, value, apiId)
+    prepared(db, "UPDATE identifiers SET type = ?, value = ? WHERE api_id = ?").run(type, value, apiId)
       .changes > 0
   );
 }
 
 /** Returns false when there is no such identifier. */
 export function deleteIdentifier(db: Db, apiId: string): boolean {
-  return db.prepare("DELETE FROM identifiers WHERE api_id = ?").run(apiId).changes > 0;
+  return prepared(db, "DELETE FROM identifiers WHERE api_id = ?").run(apiId).changes > 0;
 }
 
 export interface LinkRow {
@@ -351,7 +357,7 @@ export interface LinkRow {
 }
 
 export function findLink(db: Db, apiId: string): LinkRow | undefined {
-  return db.prepare("SELECT api_id, link_type, from_ref, to_ref FROM links WHERE api_id = ?").get(apiId) as
+  return prepared(db, "SELECT api_id, link_type, from_ref, to_ref FROM links WHERE api_id = ?").get(apiId) as
     | LinkRow
     | undefined;
 }
@@ -367,5 +373,5 @@ export function findSameLink(db: Db, linkType: string, fromRef: string, toRef: s
 
 /** Returns false when there is no such link. */
 export function deleteLink(db: Db, apiId: string): boolean {
-  return db.prepare("DELETE FROM links WHERE api_id = ?").run(apiId).changes > 0;
+  return prepared(db, "DELETE FROM links WHERE api_id = ?").run(apiId).changes > 0;
 }

@@ -1,5 +1,6 @@
 import type { Db } from "../db.js";
 import { addEvent } from "../entities/write.js";
+import { prepared } from "../statements.js";
 
 /**
  * Every change to an entity leaves a trace readers rely on: an event with one action per entity
@@ -59,6 +60,6 @@ export function recordChange(db: Db, change: Change): string {
 
 /** Sets `modified` of the entities to `date` (never backwards). */
 export function touchEntities(db: Db, refs: readonly string[], date: string): void {
-  const upd = db.prepare("UPDATE entities SET modified = ? WHERE ref = ? AND modified < ?");
+  const upd = prepared(db, "UPDATE entities SET modified = ? WHERE ref = ? AND modified < ?");
   for (const ref of refs) upd.run(date, ref, date);
 }

@@ -1,8 +1,9 @@
 import type { Statement } from "better-sqlite3";
-import type { Db } from "../store/db.js";
+import type { Db } from "./db.js";
 
 /**
- * Prepared statements cached per database by SQL text. Search SQL varies only with the shape of a
+ * Prepared statements cached per database by SQL text (preparing costs more than many a query on the
+ * hot paths). Search SQL varies only with the shape of a
  * request (which filters, which sort), not its values, so a small cache covers real traffic; the
  * bound keeps a client that invents endless shapes from growing it without limit.
  */
