@@ -11,6 +11,7 @@ import { entityRoutes } from "./routes/entity.js";
 import { metadataRoutes } from "./routes/metadata.js";
 import { processRoutes } from "./routes/process.js";
 import { processMonitorRoutes } from "./routes/processmonitor.js";
+import { reportRoutes } from "./routes/reports.js";
 import { s3Routes } from "./routes/s3.js";
 import { userRoutes } from "./routes/user.js";
 import { workflowRoutes } from "./routes/workflow.js";
@@ -62,6 +63,7 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/sdb/rest/workflow", workflowRoutes());
   app.route("/api/process", processRoutes());
   app.route("/api/processmonitor", processMonitorRoutes());
+  app.route("/api/reports", reportRoutes());
   app.route("/api/s3", s3Routes());
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
@@ -113,5 +115,5 @@ function noSuchEndpoint(method: string, path: string, apiVersion: string): strin
   if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
     return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
   }
-  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity, /api/content and /api/metadata (docs/repository-api.md lists every route)`;
+  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/processmonitor, /api/process and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
 }

@@ -6,6 +6,8 @@ export interface Params {
   /** The last value of `name` (a body value overrides the same name in the query string). */
   get(name: string): string | undefined;
   getAll(name: string): string[];
+  /** Every parameter name given, once each, in order of appearance. */
+  names(): string[];
 }
 
 /**
@@ -32,6 +34,7 @@ export async function requestParams(c: Context, opts: { json?: boolean } = {}): 
   return {
     get: (name) => pairs.findLast(([k]) => k === name)?.[1],
     getAll: (name) => pairs.filter(([k]) => k === name).map(([, v]) => v),
+    names: () => [...new Set(pairs.map(([k]) => k))],
   };
 }
 

@@ -87,7 +87,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     seeded = db
       .transaction(() => {
         if (entityCount(db) !== 0) return false;
-        if (seed === "demo") seedDemo(db, content);
+        if (seed === "demo") seedDemo(db, content, { dataDir });
         else seedSynthetic(db, content, seed);
         return true;
       })

@@ -11,6 +11,7 @@ import {
   type EntityType,
   insertEntity,
 } from "../store/entities/write.js";
+import { planOperations, writeOperations } from "./demo-operations.js";
 import {
   type AssetNode,
   DEMO_ROOTS,
@@ -431,6 +432,18 @@ function countBy<T extends string>(values: readonly T[], keys: readonly T[]): Re
 const ENTITIES = allEntities(PLAN);
 const ASSETS = PLAN.items.filter((i) => i.kind === "asset");
 
+/** The operations history (past ingests, an export, a failed ingest, a CSV edit, report runs). */
+const OPERATIONS = planOperations({
+  entities: ENTITIES,
+  events: PLAN.events,
+  filenames: new Map(ASSETS.flatMap((a) => a.cos.map((c) => [c.entity.ref, c.file.filename] as const))),
+  accessions: ASSETS.flatMap((a) =>
+    a.node.accession ? [{ ref: a.entity.ref, path: a.entity.path, record: { ...a.node.accession } }] : [],
+  ),
+  accessionEventRef: uuidFrom("demo:event:modified:accession"),
+  photographsRef: PLAN.refs.photographs,
+});
+
 /**
  * Facts about the demo collection that tests and documentation can rely on. Everything here is
  * derived from the plan the seed writes, so it cannot drift from what a fresh store holds.
@@ -478,10 +491,20 @@ export const DEMO = {
     parentRef: e.parentRef,
     created: e.created,
   })),
+  /**
+   * The operations history seeded with the collection (actions only: no entity or event of its own):
+   * completed ingests of the first two fonds, the metadata CSV edit of the accession records, an export,
+   * a FAILED ingest with its file-level errors, and two report runs whose result files are written at
+   * seed time (under `<dataDir>/reports/` when the service seeds its data directory).
+   */
+  operations: OPERATIONS.facts,
 } as const;
 
-/** Writes the demo collection into an empty store, in one transaction. */
-export function seedDemo(db: Db, content: ContentStore): void {
+/**
+ * Writes the demo collection into an empty store, in one transaction; with `dataDir`, the result files
+ * of the seeded report runs go under it (without, the runs are recorded and their files left out).
+ */
+export function seedDemo(db: Db, content: ContentStore, opts: { dataDir?: string } = {}): void {
   db.transaction(() => {
     for (const item of PLAN.items) {
       const e = item.entity;
@@ -513,6 +536,7 @@ export function seedDemo(db: Db, content: ContentStore): void {
     }
     const touch = db.prepare("UPDATE entities SET modified = ? WHERE ref = ?");
     for (const [ref, date] of PLAN.modified) touch.run(date, ref);
+    writeOperations(db, opts.dataDir ?? null, OPERATIONS);
   })();
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from
 import { createApp } from "../../repository/app.js";
 import { appRoutes, patternRegex } from "../../repository/http/allowed-methods.js";
 import type { RunningRepository } from "../../repository/server.js";
+import { addSecurityTag } from "../../repository/store/auth.js";
 import { login, startTestRepository } from "../helpers/repository.js";
 import { storeHash } from "./writes/store-hash.js";
 
@@ -53,6 +54,8 @@ interface Case {
   expect?: number[];
   /** What the error message must say (for the cases a fix was made for). */
   message?: RegExp;
+  /** A reported defect in the reply's shape: its checks are left to a test of its own (it.fails). */
+  knownDefect?: string;
 }
 
 interface Reply {
@@ -158,7 +161,10 @@ function sendRaw(text: string, timeoutMs = 10_000, waitForAnswer = false): Promi
   });
 }
 
-const STACK_FRAME = /\n\s+at |\bat (?:async )?[\w.<>[\]]+ \(|\.(?:ts|js|mjs|cjs):\d+/;
+/**
+ * A stack frame: `at fn (where:line:col)` (a message's "at once (…)" is no frame), or a file position.
+ */
+const STACK_FRAME = /\n\s+at |\bat (?:async )?[\w.<>[\]]+ \([^()\n]*:\d+(?::\d+)?\)|\.(?:ts|js|mjs|cjs):\d+/;
 /**
  * A server-side file path: an absolute path starting a word (URL paths follow a host), a tell-tale
  * name, or a Windows path (a drive letter, one backslash or two as JSON escapes it, then a name; not
@@ -167,10 +173,16 @@ const STACK_FRAME = /\n\s+at |\bat (?:async )?[\w.<>[\]]+ \(|\.(?:ts|js|mjs|cjs)
 const FILE_PATH =
   /(?:^|[\s"'(=])\/(?:work|tmp|home|usr|var|opt|private|root)\/|node_modules|preservation-repo-|\b[A-Za-z]:(?:\\){1,2}\w/;
 
-function checkReply(name: string, method: string, r: Reply): void {
+/**
+ * The S3-compatible upload answers as S3 does: errors are `<Error>` documents with a Code and a
+ * Message, and what S3 does not offer is 501 NotImplemented (S3's own answer), not an internal error.
+ */
+const isS3 = (path: string) => /^\/api\/s3(?:[/?]|$)/.test(path);
+
+function checkReply(name: string, method: string, r: Reply, path = ""): void {
   const where = `${name} → ${r.status} ${r.body.toString("utf8").slice(0, 300)}`;
   expect(r.status, where).toBeGreaterThanOrEqual(200);
-  expect(r.status, where).toBeLessThan(500);
+  if (!(isS3(path) && r.status === 501)) expect(r.status, where).toBeLessThan(500);
   const type = String(r.headers["content-type"] ?? "");
   const readable = r.status >= 400 || /json|xml/.test(type);
   if (!readable) return; // a stored file's bytes
@@ -179,7 +191,15 @@ function checkReply(name: string, method: string, r: Reply): void {
   expect(text, where).not.toMatch(FILE_PATH);
   // An external entity is never expanded: no file's content comes back.
   expect(text, where).not.toMatch(/root:x?:0:0/);
-  if (r.status >= 400) {
+  if (r.status >= 400 && isS3(path)) {
+    expect(type, where).toMatch(/^application\/xml/);
+    if (method === "HEAD") return;
+    expect(XMLValidator.validate(text), where).toBe(true);
+    const m = /<Error><Code>(\w+)<\/Code><Message>([^<]*)<\/Message>/.exec(text);
+    expect(m, where).not.toBeNull();
+    expect(String(m?.[2]).length, where).toBeGreaterThan(10);
+    expect(text.length, `${where}: the message echoes the junk`).toBeLessThan(MAX_MESSAGE);
+  } else if (r.status >= 400) {
     expect(type, where).toMatch(/^application\/json/);
     if (method === "HEAD") return;
     const body = JSON.parse(text) as { success?: unknown; message?: unknown };
@@ -192,6 +212,18 @@ function checkReply(name: string, method: string, r: Reply): void {
   } else if (method !== "HEAD" && /json/.test(type)) {
     expect(() => JSON.parse(text), where).not.toThrow();
   }
+}
+
+/** The message of an error reply: JSON's `message`, or the `<Message>` of S3's `<Error>`. */
+function errorMessage(r: Reply, path: string): string {
+  const text = r.body.toString("utf8");
+  if (!isS3(path)) return String((JSON.parse(text) as { message?: unknown }).message);
+  const m = /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? "";
+  return m
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, "&");
 }
 
 /** After a case: the service answers a normal request, and logged no internal error meanwhile. */
@@ -3232,6 +3264,1621 @@ function wrongMethods(): Case[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Operations APIs: the Workflow API (XML in WF_NS; errors are the service's JSON, as everywhere), the
+// Process API's ingest configurations (bare JSON) and the Process Monitor (JSON envelopes). Fixtures:
+// the deletions' instance ids (pendingSeq: a human task awaiting its decision, which no junk may
+// decide; doneSeq: finished), a finished Integrity Check (check, checkSeq), an uploaded definition
+// (definition) with its context (uploadedContext, which cannot start here) and a folder whose tag the
+// manager cannot read (hidden).
+
+const WF = "/sdb/rest/workflow";
+const WF_NS = "http://workflow.preservica.com";
+const CONFIGS = "/api/process/ingest/configs";
+const PM = "/api/processmonitor";
+/** The ingest configurations every store starts with: the active one (package upload) and the other. */
+const CONFIG_ON = "6d1f0a52-3c1b-4a8e-9f10-2b7c5e0d4a01";
+const CONFIG_OFF = "6d1f0a52-3c1b-4a8e-9f10-2b7c5e0d4a02";
+const INTEGRITY_CHECK = "<WorkflowContextId>11</WorkflowContextId>";
+const folderParam = (value: string) => `<Parameter><Key>folder</Key><Value>${value}</Value></Parameter>`;
+const startRequest = (inner: string) => el("StartWorkflowRequest", WF_NS, inner);
+/** A start the service would take (an Integrity Check of an empty folder) but for the junk around it. */
+const START = `${INTEGRITY_CHECK}<WorkflowContextName>Integrity Check</WorkflowContextName>${folderParam("{pendingFolder}")}`;
+const NEW_CONTEXT = `<Name>Junk new context</Name><WorkflowDefinitionId>11</WorkflowDefinitionId>${folderParam("{pendingFolder}")}`;
+const NEW_DEFINITION =
+  "<TextId>org.example.junk.new</TextId><Name>Junk new</Name><Type>DataManagement</Type>";
+const RESULT = "<Outcome>reject</Outcome><Comment>junk</Comment>";
+
+/** Values of an enumerated parameter (type, state, status, category) that are none of its values. */
+const BAD_ENUMS = ["Nope", "%00", "x".repeat(5000), "Active%00", "Ingest,Access", "%C3%28"];
+
+/**
+ * Where a reply of the operations APIs has a shape of its own: Workflow API documents in their
+ * namespace, Process Monitor JSON in its envelope (its progress document is the Entity API's XML).
+ */
+function checkOperationsReply(c: Case, r: Reply): void {
+  if (r.status >= 300 || (c.method ?? "GET") === "HEAD") return;
+  const path = fill(c.path);
+  const text = r.body.toString("utf8");
+  const type = String(r.headers["content-type"] ?? "");
+  if (path.startsWith(`${WF}/`) && !path.endsWith("/document")) {
+    expect(type, c.name).toMatch(/^application\/xml/);
+    expect(text, c.name).toMatch(new RegExp(`^(?:<\\?xml[^>]*\\?>\\s*)?<\\w+ xmlns="${WF_NS}"`));
+  }
+  if (path.startsWith(`${PM}/`) && !path.startsWith(`${PM}/progress/`)) {
+    const body = JSON.parse(text) as { success?: unknown; version?: unknown; value?: unknown };
+    expect([body.success, body.version, typeof body.value], c.name).toEqual([true, 1, "object"]);
+  }
+}
+
+function operationsReads(): Case[] {
+  const cases: Case[] = [];
+  const baselines = [
+    `${WF}/definitions`,
+    `${WF}/definitions?type=dataManagement`,
+    `${WF}/definitions/11`,
+    `${WF}/definitions/com.preservica.core.workflow.integrity.check`,
+    `${WF}/definitions/{definition}/document`,
+    `${WF}/contexts`,
+    `${WF}/contexts?workflowDefinitionId=org.example.unknown`,
+    `${WF}/contexts?workflowDefinitionId=11&type=DataManagement`,
+    `${WF}/contexts/11`,
+    `${WF}/contexts/{uploadedContext}`,
+    `${WF}/instances`,
+    `${WF}/instances?state=pending&type=DataManagement&contextId=5&creator=%00`,
+    // The date form clients send, with the + encoded and as it arrives unencoded (a space).
+    `${WF}/instances?from=2026-11-22T21:08:37.000000%2B0000`,
+    `${WF}/instances?from=2000-11-22T21:08:37.000000+0000&to=2999-01-01`,
+    `${WF}/instances?max=5&max=5&start=99999999`,
+    `${WF}/instances/{checkSeq}?includeErrors=true&includeParameters=true`,
+    `${WF}/instances/{check}?includeErrors=maybe`,
+    `${WF}/humantasks`,
+    `${WF}/humantasks/{pendingSeq}`,
+    CONFIGS,
+    `${CONFIGS}?types=opex,nope&types=%00`,
+    `${CONFIGS}/${CONFIG_ON}`,
+    `${PM}/monitors`,
+    `${PM}/monitors?includeAbandoned=maybe&subcategory=%00&status=running`,
+    `${PM}/monitors/{check}`,
+    `${PM}/monitors/{checkSeq}/timeseries`,
+    `${PM}/messages?monitor={check}`,
+    // pyPreservica re-sends monitor and status on the next link: the same value twice is one value.
+    `${PM}/messages?monitor={check}&status=Info&monitor={check}&status=Info`,
+    `${PM}/history`,
+    `${PM}/history?from=2026-11-22T21:08:37.000000+0000&to=2026-11-23&category=ingest`,
+    `${PM}/progress/{check}`,
+  ];
+  for (const p of baselines) cases.push({ name: `baseline ${p}`, path: p, expect: [200] });
+  for (const p of baselines.filter((_, i) => i % 4 === 0))
+    cases.push({ name: `HEAD ${p}`, method: "HEAD", path: p, expect: [200] });
+
+  // Ids in the path: non-numeric, negative, huge, unknown, a UUID where a number is expected and the
+  // other way round.
+  const ids: [string, string[], number[], RegExp][] = [
+    [
+      `${WF}/definitions/`,
+      ["0", "-1", "1.5", "9".repeat(400), "%00", "%C3%28", UNKNOWN_UUID, "99999", "org.example.unknown"],
+      [404],
+      /No workflow definition/,
+    ],
+    [
+      `${WF}/contexts/`,
+      ["abc", "-1", "0", "1.5", "1e3", "0x10", "%00", UNKNOWN_UUID],
+      [400],
+      /positive whole/,
+    ],
+    [`${WF}/contexts/`, ["9".repeat(400), "9999999999999", "%C3%28", "11%2012"], [400], /positive whole/],
+    [`${WF}/contexts/`, ["99999"], [404], /No workflow context/],
+    [
+      `${WF}/instances/`,
+      ["abc", "-1", "0", "1.5", "9".repeat(400), "%00", "{check}x"],
+      [400],
+      /positive whole/,
+    ],
+    [`${WF}/instances/`, [UNKNOWN_UUID, "99999"], [404], /No workflow instance/],
+    [`${WF}/humantasks/`, ["0", "9".repeat(30)], [400], /positive whole/],
+    [`${WF}/humantasks/`, ["99999"], [404], /No workflow instance/],
+    [`${WF}/humantasks/`, ["{checkSeq}"], [404], /has no human task/],
+    [`${WF}/humantasks/`, ["{doneSeq}"], [409], /no longer awaiting/],
+    [`${WF}/humantasks/`, ["abc", "-1", "{pending}", "1.5"], [404], /humantask|Workflow/],
+    [
+      `${PM}/monitors/`,
+      ["abc", "-1", "0", "9".repeat(400), "%00", UNKNOWN_UUID, "99999", "{check}x", "{checkSeq}.0"],
+      [404],
+      /No process monitor/,
+    ],
+    [
+      `${PM}/progress/`,
+      ["abc", "123", "{checkSeq}", UNKNOWN_UUID, "%00", "x".repeat(5000), "{check}x"],
+      [404],
+      /No process with progress token/,
+    ],
+    [`${CONFIGS}/`, ["abc", "%00", UNKNOWN_UUID, "1", "x".repeat(5000)], [404], /No ingest configuration/],
+  ];
+  for (const [prefix, values, status, message] of ids) {
+    for (const v of values) {
+      cases.push({
+        name: `${prefix.slice(0, -1)} id ${v.slice(0, 20)}`,
+        path: prefix + v,
+        expect: status,
+        message,
+      });
+    }
+  }
+  for (const v of ["0", UNKNOWN_UUID, "org.example.unknown", "x".repeat(3000)]) {
+    cases.push({
+      name: `definition document ${v.slice(0, 20)}`,
+      path: `${WF}/definitions/${v}/document`,
+      expect: [404],
+      message: /No workflow definition/,
+    });
+  }
+  cases.push({
+    name: "document of a built-in definition",
+    path: `${WF}/definitions/11/document`,
+    expect: [404],
+    message: /built into this service/,
+  });
+  for (const v of ["abc", "0", UNKNOWN_UUID, "{checkSeq}x"]) {
+    cases.push({
+      name: `timeseries of ${v}`,
+      path: `${PM}/monitors/${v}/timeseries`,
+      expect: [404],
+      message: /No process monitor/,
+    });
+  }
+  for (const [q, status, message] of [
+    ["", [400], /monitor is required/],
+    ["?monitor=", [400], /monitor is required/],
+    ["?monitor=%20", [400], /monitor is required/],
+    ["?status=Info", [400], /monitor is required/],
+    ["?monitor=abc", [404], /No process monitor/],
+    [`?monitor=${UNKNOWN_UUID}`, [404], /No process monitor/],
+    ["?monitor={check}&monitor={checkSeq}", [400], /different values/],
+    ["?monitor={check}&monitor=x", [400], /different values/],
+  ] as const) {
+    cases.push({ name: `messages${q}`, path: `${PM}/messages${q}`, expect: [...status], message });
+  }
+
+  // Paging: start/max junk (max=-1 is "all", as everywhere), max=0 refused (clients advancing by the
+  // count would loop), a parameter given twice with different values.
+  const paged = [`${WF}/instances`, `${WF}/humantasks`, `${PM}/monitors`, `${PM}/messages?monitor={check}`];
+  for (const [i, p] of paged.entries()) {
+    for (const param of ["start", "max"]) {
+      for (const v of spread(BAD_NUMBERS, i)) {
+        cases.push({
+          name: `${param}=${v.slice(0, 20)} on ${p}`,
+          path: withParam(p, `${param}=${v}`),
+          expect: param === "max" && v === "-1" ? [200] : [400],
+        });
+      }
+    }
+    cases.push({ name: `max=0 on ${p}`, path: withParam(p, "max=0"), expect: [400], message: /at least 1/ });
+    cases.push({
+      name: `max=00 on ${p}`,
+      path: withParam(p, "max=00"),
+      expect: [400],
+      message: /at least 1/,
+    });
+    cases.push({
+      name: `start twice on ${p}`,
+      path: withParam(p, "start=0&start=1"),
+      expect: [400],
+      message: /different values/,
+    });
+    cases.push({
+      name: `max twice on ${p}`,
+      path: withParam(p, "max=1&max=-1"),
+      expect: [400],
+      message: /different values/,
+    });
+  }
+
+  // Dates: from/to of instances and of the history.
+  for (const [i, d] of [
+    ...BAD_DATES,
+    "2026-02-30",
+    "2026-04-31T00:00:00Z",
+    "2026-11-22T21:08:37.000000+2400",
+  ].entries()) {
+    for (const [route, message] of [
+      [`${WF}/instances`, /ISO 8601/],
+      [`${PM}/history`, /must be a date/],
+    ] as const) {
+      const param = i % 2 === 0 ? "from" : "to";
+      cases.push({ name: `${route} ${param}=${d}`, path: `${route}?${param}=${d}`, expect: [400], message });
+    }
+  }
+  for (const [q, message] of [
+    ["from=2026-01-02&to=2026-01-01", /is after/],
+    ["from=2020-01-01&to=2026-01-01", /At most 366 days/],
+    ["from=0000-01-01", /At most 366 days/],
+    ["to=2026-01-01&to=2026-01-02", /different values/],
+    ["from=2026-01-01&from=2026-01-01T00:00:00Z", /different values/],
+  ] as const) {
+    cases.push({ name: `history ${q}`, path: `${PM}/history?${q}`, expect: [400], message });
+  }
+  cases.push({
+    name: "instances from twice",
+    path: `${WF}/instances?from=2026-01-01&from=2026-01-02`,
+    expect: [400],
+    message: /different values/,
+  });
+
+  // Unknown types, states, categories and statuses; contextId junk; an enum given twice.
+  const enums = [
+    `${WF}/definitions?type=`,
+    `${WF}/contexts?type=`,
+    `${WF}/instances?type=`,
+    `${WF}/instances?state=`,
+    `${PM}/monitors?status=`,
+    `${PM}/monitors?category=`,
+    `${PM}/messages?monitor={check}&status=`,
+    `${PM}/history?category=`,
+  ];
+  for (const p of enums) {
+    for (const v of BAD_ENUMS) {
+      cases.push({ name: `${p}${v.slice(0, 20)}`, path: p + v, expect: [400], message: /must be one of/ });
+    }
+  }
+  for (const [p, q] of [
+    [`${WF}/instances`, "type=Ingest&type=Access"],
+    [`${WF}/instances`, "state=Active&state=Completed"],
+    [`${WF}/definitions`, "type=Ingest&type=ingest"],
+    [`${PM}/monitors`, "status=Running&status=Failed"],
+    [`${PM}/monitors`, "category=Ingest&category=Export"],
+    [`${PM}/history`, "category=Ingest&category=Export"],
+  ]) {
+    cases.push({ name: `${p} ${q}`, path: `${p}?${q}`, expect: [400], message: /different values/ });
+  }
+  for (const v of ["abc", "-1", "0", "1.5", UNKNOWN_UUID, "9".repeat(400)]) {
+    cases.push({
+      name: `instances contextId=${v.slice(0, 20)}`,
+      path: `${WF}/instances?contextId=${v}`,
+      expect: [400],
+      message: /contextId/,
+    });
+  }
+  return cases;
+}
+
+/** XML bodies to POST: the generic junk around a body the route would take, then the route's own. */
+function operationsXml(): Case[] {
+  const cases: Case[] = [];
+  const routes: XmlRoute[] = [
+    {
+      method: "POST",
+      path: `${WF}/instances`,
+      root: "StartWorkflowRequest",
+      ns: WF_NS,
+      inner: START,
+      specific: [
+        ["no context named", startRequest(folderParam("{pendingFolder}")), [400], /Name the context/],
+        [
+          "empty WorkflowContextId",
+          startRequest(`<WorkflowContextId> </WorkflowContextId>${folderParam("{pendingFolder}")}`),
+          [400],
+          /Name the context/,
+        ],
+        ...["abc", "-1", "0", "1.5", "9".repeat(400), UNKNOWN_UUID, "11 12", "0x0B"].map(
+          (v): Junk => [
+            `WorkflowContextId ${v.slice(0, 20)}`,
+            startRequest(`<WorkflowContextId>${v}</WorkflowContextId>${folderParam("{pendingFolder}")}`),
+            [400],
+            /WorkflowContextId must be a positive whole number/,
+          ],
+        ),
+        [
+          "unknown WorkflowContextId",
+          startRequest(`<WorkflowContextId>99999</WorkflowContextId>${folderParam("{pendingFolder}")}`),
+          [404],
+          /No workflow context with id 99999/,
+        ],
+        [
+          "unknown WorkflowContextName",
+          startRequest(`<WorkflowContextName>Nope</WorkflowContextName>${folderParam("{pendingFolder}")}`),
+          [404],
+          /No workflow context named "Nope"/,
+        ],
+        [
+          "Id and Name of different contexts",
+          startRequest(
+            `${INTEGRITY_CHECK}<WorkflowContextName>Move</WorkflowContextName>${folderParam("{pendingFolder}")}`,
+          ),
+          [400],
+          /not "Move"/,
+        ],
+        [
+          "a Name of 5,000 characters",
+          startRequest(
+            `${INTEGRITY_CHECK}<WorkflowContextName>${"n".repeat(5000)}</WorkflowContextName>${folderParam("{pendingFolder}")}`,
+          ),
+          [400],
+          /WorkflowContextId 11 is the context/,
+        ],
+        ...[
+          ["the Move context", "<WorkflowContextId>3</WorkflowContextId>", /PUT .*parent-ref/],
+          [
+            "the Ingest context by name",
+            "<WorkflowContextName>Ingest</WorkflowContextName>",
+            /cannot be started here/,
+          ],
+          ["the catch-all context", "<WorkflowContextId>12</WorkflowContextId>", /cannot be started here/],
+          [
+            "an uploaded definition's context",
+            "<WorkflowContextId>{uploadedContext}</WorkflowContextId>",
+            /no engine/,
+          ],
+        ].map(
+          ([name, ctx, message]): Junk => [
+            `${name}, not startable`,
+            startRequest(`${ctx}${folderParam("{pendingFolder}")}`),
+            [422],
+            message as RegExp,
+          ],
+        ),
+        ["an Integrity Check without folder", startRequest(INTEGRITY_CHECK), [400], /needs the folder/],
+        ["folder empty", startRequest(`${INTEGRITY_CHECK}${folderParam("")}`), [400], /needs the folder/],
+        ["folder blank", startRequest(`${INTEGRITY_CHECK}${folderParam(" \t ")}`), [400], /needs the folder/],
+        [
+          "folder as a self-closing Value",
+          startRequest(`${INTEGRITY_CHECK}<Parameter><Key>folder</Key><Value/></Parameter>`),
+          [400],
+          /needs the folder/,
+        ],
+        [
+          "folder without Value",
+          startRequest(`${INTEGRITY_CHECK}<Parameter><Key>folder</Key></Parameter>`),
+          [400],
+          /needs the folder/,
+        ],
+        ...[
+          "not-a-uuid",
+          "../../etc/passwd",
+          "x".repeat(5000),
+          "@ROOT@",
+          "{so}{so}",
+          `${UNKNOWN_UUID}x`,
+          "sdb:SO|{so}",
+        ].map(
+          (v): Junk => [
+            `folder ${v.slice(0, 20)}`,
+            startRequest(`${INTEGRITY_CHECK}${folderParam(v)}`),
+            [400],
+            /is not a folder reference/,
+          ],
+        ),
+        [
+          "folder an asset",
+          startRequest(`${INTEGRITY_CHECK}${folderParam("{io}")}`),
+          [400],
+          /is not a folder \(it is an asset/,
+        ],
+        [
+          "folder a content object",
+          startRequest(`${INTEGRITY_CHECK}${folderParam("{co}")}`),
+          [400],
+          /is not a folder \(it is a content object/,
+        ],
+        [
+          "folder unknown",
+          startRequest(`${INTEGRITY_CHECK}${folderParam(UNKNOWN_UUID)}`),
+          [404],
+          /not found/,
+        ],
+        [
+          "folder in the recycle bin",
+          startRequest(`${INTEGRITY_CHECK}${folderParam("{binned}")}`),
+          [404],
+          /not found/,
+        ],
+        [
+          "a folder the caller cannot read",
+          startRequest(`${INTEGRITY_CHECK}${folderParam("{hidden}")}`),
+          [403],
+          /lacks the Read Metadata permission on security tag "junk-hidden"/,
+        ],
+        [
+          "an unknown parameter",
+          startRequest(`${START}<Parameter><Key>colour</Key><Value>red</Value></Parameter>`),
+          [400],
+          /does not know "colour"/,
+        ],
+        [
+          "a Parameter without Key",
+          startRequest(`${START}<Parameter><Value>red</Value></Parameter>`),
+          [400],
+          /needs a Key/,
+        ],
+        ["folder twice", startRequest(`${START}${folderParam("{so}")}`), [400], /folder is given twice/],
+        [
+          "101 parameters",
+          startRequest(
+            `${START}${Array.from({ length: 100 }, (_, i) => `<Parameter><Key>p${i}</Key><Value>v</Value></Parameter>`).join("")}`,
+          ),
+          [400],
+          /At most 100 parameters/,
+        ],
+        [
+          "a CorrelationId of 201 characters",
+          startRequest(`${START}<CorrelationId>${"c".repeat(201)}</CorrelationId>`),
+          [400],
+          /CorrelationId is longer than 200/,
+        ],
+        ["no namespace", `<StartWorkflowRequest>${START}</StartWorkflowRequest>`, [400], /namespace/],
+        [
+          "another namespace",
+          el("StartWorkflowRequest", "http://workflow.example.com", START),
+          [400],
+          /workflow\.example\.com/,
+        ],
+      ],
+    },
+    {
+      method: "POST",
+      path: `${WF}/contexts`,
+      root: "WorkflowContext",
+      ns: WF_NS,
+      inner: NEW_CONTEXT,
+      specific: [
+        [
+          "no Name",
+          el("WorkflowContext", WF_NS, "<WorkflowDefinitionId>11</WorkflowDefinitionId>"),
+          [400],
+          /needs a Name and a WorkflowDefinitionId/,
+        ],
+        [
+          "no definition",
+          el("WorkflowContext", WF_NS, "<Name>Junk new context</Name>"),
+          [400],
+          /needs a Name/,
+        ],
+        [
+          "a Name of 201 characters",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("Junk new context", "n".repeat(201))),
+          [400],
+          /longer than 200/,
+        ],
+        ...["org.example.unknown", "0", "-1", "99999", "%00", "x".repeat(5000)].map(
+          (v): Junk => [
+            `definition ${v.slice(0, 20)}`,
+            el("WorkflowContext", WF_NS, NEW_CONTEXT.replace(">11<", `>${v}<`)),
+            [404],
+            /No workflow definition/,
+          ],
+        ),
+        [
+          "the name of a built-in context",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("Junk new context", "Move")),
+          [409],
+          /already exists/,
+        ],
+        [
+          "the name of an uploaded context",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("Junk new context", "Junk uploaded context")),
+          [409],
+          /already exists/,
+        ],
+        [
+          "a default folder that is not a UUID",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("{pendingFolder}", "not-a-uuid")),
+          [400],
+          /not a folder reference/,
+        ],
+        [
+          "a default folder unknown",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("{pendingFolder}", UNKNOWN_UUID)),
+          [404],
+          /not found/,
+        ],
+        [
+          "a default folder the caller cannot read",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("{pendingFolder}", "{hidden}")),
+          [403],
+          /lacks the Read Metadata permission/,
+        ],
+        [
+          "a default folder that is an asset",
+          el("WorkflowContext", WF_NS, NEW_CONTEXT.replace("{pendingFolder}", "{io}")),
+          [400],
+          /not a folder/,
+        ],
+        [
+          "an unknown default parameter",
+          el(
+            "WorkflowContext",
+            WF_NS,
+            `${NEW_CONTEXT}<Parameter><Key>colour</Key><Value>red</Value></Parameter>`,
+          ),
+          [400],
+          /does not know "colour"/,
+        ],
+        [
+          "a default Parameter without Key",
+          el("WorkflowContext", WF_NS, `${NEW_CONTEXT}<Parameter><Value>x</Value></Parameter>`),
+          [400],
+          /needs a Key/,
+        ],
+        [
+          "a default parameter twice",
+          el("WorkflowContext", WF_NS, `${NEW_CONTEXT}${folderParam("{so}")}`),
+          [400],
+          /given twice/,
+        ],
+        ["no namespace", `<WorkflowContext>${NEW_CONTEXT}</WorkflowContext>`, [400], /namespace/],
+      ],
+    },
+    {
+      method: "POST",
+      path: `${WF}/humantasks/{pendingSeq}/result`,
+      root: "HumanTaskResult",
+      ns: WF_NS,
+      inner: RESULT,
+      specific: [
+        [
+          "no Outcome",
+          el("HumanTaskResult", WF_NS, "<Comment>junk</Comment>"),
+          [400],
+          /Outcome must be approve or reject/,
+        ],
+        ...["", "maybe", "approved", "yes", "true", "approve reject", "approve,reject", "x".repeat(5000)].map(
+          (v): Junk => [
+            `Outcome ${JSON.stringify(v.slice(0, 20))}`,
+            el("HumanTaskResult", WF_NS, `<Outcome>${v}</Outcome><Comment>junk</Comment>`),
+            [400],
+            /Outcome must be approve or reject/,
+          ],
+        ),
+        [
+          "Outcome as an attribute",
+          `<HumanTaskResult xmlns="${WF_NS}" Outcome="reject"><Comment>junk</Comment></HumanTaskResult>`,
+          [400],
+          /Outcome must be/,
+        ],
+        [
+          "Outcome nested deeper",
+          el("HumanTaskResult", WF_NS, "<Result><Outcome>reject</Outcome></Result>"),
+          [400],
+          /Outcome must be/,
+        ],
+        [
+          "a 2 MiB Comment",
+          el(
+            "HumanTaskResult",
+            WF_NS,
+            `<Outcome>reject</Outcome><Comment>${"c".repeat(2 * 1024 * 1024)}</Comment>`,
+          ),
+          [413],
+          /1 MiB/,
+        ],
+        ["no namespace", `<HumanTaskResult>${RESULT}</HumanTaskResult>`, [400], /namespace/],
+        ["the Entity API's approval", el("DeletionAction", ENT7, APPROVAL), [400], /HumanTaskResult/],
+      ],
+    },
+  ];
+  for (const [i, r] of routes.entries()) {
+    const { always, shared } = xmlJunk(r.root, r.ns, r.inner);
+    // Every generic junk goes to the start of a workflow (it would start one); a rotating share to the rest.
+    const generic = i === 0 ? shared : spread(shared, i);
+    for (const [name, body, expectStatus, message] of [...always, ...generic, ...r.specific]) {
+      cases.push({
+        name: `${r.method} ${r.path}: ${name}`,
+        method: r.method,
+        path: r.path,
+        headers: XML_TYPE,
+        body,
+        expect: expectStatus,
+        message,
+      });
+    }
+    const typed: [string, Record<string, string>, Body][] = [
+      ["JSON", JSON_TYPE, `{"${r.root}":{"WorkflowContextId":11}}`],
+      ["a form", FORM, "WorkflowContextId=11&folder={pendingFolder}"],
+      [
+        "multipart",
+        { "Content-Type": "multipart/form-data; boundary=xyz" },
+        multipart(Buffer.from(el(r.root, r.ns, r.inner))),
+      ],
+    ];
+    for (const [kind, headers, body] of typed) {
+      cases.push({
+        name: `${r.method} ${r.path}: ${kind} under its own Content-Type`,
+        method: r.method,
+        path: r.path,
+        headers,
+        body,
+        expect: [400],
+      });
+    }
+  }
+
+  // A human task result for tasks that are not there, with a body that would decide one.
+  const result = el("HumanTaskResult", WF_NS, RESULT);
+  for (const [id, status, message] of [
+    ["{doneSeq}", [409], /no longer awaiting a decision/],
+    ["{checkSeq}", [404], /has no human task/],
+    ["0", [400], /positive whole number/],
+    ["9".repeat(30), [400], /positive whole number/],
+    ["99999", [404], /No workflow instance/],
+    ["abc", [404], /humantask|Workflow/],
+    ["{pending}", [404], /humantask|Workflow/],
+    ["-1", [404], /humantask|Workflow/],
+  ] as const) {
+    cases.push({
+      name: `human task result for ${id.slice(0, 20)}`,
+      method: "POST",
+      path: `${WF}/humantasks/${id}/result`,
+      headers: XML_TYPE,
+      body: result,
+      expect: [...status],
+      message,
+    });
+  }
+
+  // Definition uploads: any root element, with an id, name and type. The generic junk that only
+  // swaps the root would be a good upload here, so it is left out.
+  const definition = el("WorkflowDefinition", WF_NS, NEW_DEFINITION);
+  const { always, shared } = xmlJunk("WorkflowDefinition", WF_NS, NEW_DEFINITION);
+  const defJunk: Junk[] = [
+    ...[...always, ...shared].filter(([name]) => !/wrong root/.test(name) || name.startsWith("900 KB")),
+    ["an empty root", `<WorkflowDefinition xmlns="${WF_NS}"/>`, [400], /needs an id, a name, a type/],
+    [
+      "no id",
+      el("WorkflowDefinition", WF_NS, "<Name>Junk</Name><Type>DataManagement</Type>"),
+      [400],
+      /needs an id/,
+    ],
+    [
+      "no name",
+      el("WorkflowDefinition", WF_NS, "<TextId>org.example.junk.new</TextId><Type>Access</Type>"),
+      [400],
+      /needs a name/,
+    ],
+    [
+      "no type",
+      el("WorkflowDefinition", WF_NS, "<TextId>org.example.junk.new</TextId><Name>J</Name>"),
+      [400],
+      /needs a type/,
+    ],
+    ...["1abc", "org example", "a/b", "../x", "x".repeat(201), "é.x", "-x", "a\u00a0b"].map(
+      (v): Junk => [
+        `id ${JSON.stringify(v.slice(0, 20))}`,
+        el("WorkflowDefinition", WF_NS, NEW_DEFINITION.replace("org.example.junk.new", v)),
+        [400],
+        /must start with a letter/,
+      ],
+    ),
+    [
+      "a junk id attribute over a good TextId",
+      `<WorkflowDefinition xmlns="${WF_NS}" id="1 x">${NEW_DEFINITION}</WorkflowDefinition>`,
+      [400],
+      /must start with a letter/,
+    ],
+    [
+      "a name of 201 characters",
+      el("WorkflowDefinition", WF_NS, NEW_DEFINITION.replace("Junk new", "n".repeat(201))),
+      [400],
+      /longer than 200/,
+    ],
+    ...["Nope", "Data Management", "x".repeat(5000)].map(
+      (v): Junk => [
+        `type ${v.slice(0, 20)}`,
+        el("WorkflowDefinition", WF_NS, NEW_DEFINITION.replace(">DataManagement<", `>${v}<`)),
+        [400],
+        /must be one of/,
+      ],
+    ),
+    [
+      "a built-in definition's id",
+      el(
+        "WorkflowDefinition",
+        WF_NS,
+        NEW_DEFINITION.replace("org.example.junk.new", "com.preservica.core.workflow.integrity.check"),
+      ),
+      [409],
+      /already exists/,
+    ],
+    [
+      "an uploaded definition's id",
+      el(
+        "WorkflowDefinition",
+        WF_NS,
+        NEW_DEFINITION.replace("org.example.junk.new", "org.example.junk.fixture"),
+      ),
+      [409],
+      /already exists/,
+    ],
+    [
+      "1 MiB and one byte",
+      `${definition}${" ".repeat(1024 * 1024 + 1 - Buffer.byteLength(definition))}`,
+      [413],
+      /1 MiB/,
+    ],
+  ];
+  for (const [name, body, expectStatus, message] of defJunk) {
+    cases.push({
+      name: `POST ${WF}/definitions: ${name}`,
+      method: "POST",
+      path: `${WF}/definitions`,
+      headers: XML_TYPE,
+      body,
+      expect: expectStatus,
+      message,
+    });
+  }
+  return cases;
+}
+
+/** Terminate, stop and resume: junk lists of ids (every id is checked before any instance changes). */
+function operationsChanges(): Case[] {
+  const cases: Case[] = [];
+  const lists: [string, string, number[], RegExp?][] = [
+    ["none", "", [400], /Name the instances/],
+    ["empty", "?workflowInstanceIds=", [400], /Name the instances/],
+    ["a comma", "?workflowInstanceIds=,", [400], /Name the instances|empty/],
+    ["blank", "?workflowInstanceIds=%20", [400], /Name the instances/],
+    ["an empty id between two", "?workflowInstanceIds={pendingSeq},,{doneSeq}", [400], /empty/],
+    ["a trailing comma", "?workflowInstanceIds={pendingSeq},", [400], /empty/],
+    ["letters after a good id", "?workflowInstanceIds={pendingSeq},x", [400], /positive whole number/],
+    ["letters", "?workflowInstanceIds=a,b", [400], /positive whole number/],
+    ["a UUID", "?workflowInstanceIds={pending}", [400], /positive whole number/],
+    ["a decimal", "?workflowInstanceIds={pendingSeq}.0", [400], /positive whole number/],
+    ["negative", "?workflowInstanceIds=-{pendingSeq}", [400], /positive whole number/],
+    ["zero", "?workflowInstanceIds=0", [400], /positive whole number/],
+    ["huge", `?workflowInstanceIds=${"9".repeat(400)}`, [400], /positive whole number/],
+    ["NUL", "?workflowInstanceIds={pendingSeq}%00", [400], /positive whole number/],
+    ["a bad id repeated", "?workflowInstanceIds={pendingSeq}&workflowInstanceIds=x", [400], /positive whole/],
+    [
+      "an unknown id after a good one",
+      "?workflowInstanceIds={pendingSeq},99999",
+      [404],
+      /No workflow instance/,
+    ],
+    [
+      "1,001 ids",
+      `?workflowInstanceIds=${Array.from({ length: 1001 }, (_, i) => i + 1).join(",")}`,
+      [400],
+      /At most 1000/,
+    ],
+    // Longer than a request head may be: refused before the route.
+    ["10,000 ids", `?workflowInstanceIds=${Array(10_000).fill("{pendingSeq}").join(",")}`, [431]],
+  ];
+  for (const verb of ["terminate", "stop", "resume"]) {
+    for (const [name, q, status, message] of lists) {
+      cases.push({
+        name: `${verb} ${name}`,
+        method: "POST",
+        path: `${WF}/instances/${verb}${q}`,
+        expect: status,
+        message,
+      });
+    }
+    // Instances that have ended: nothing to change, said so (Changed false), nothing changed.
+    cases.push({
+      name: `${verb} finished instances`,
+      method: "POST",
+      path: `${WF}/instances/${verb}?workflowInstanceIds={doneSeq},{checkSeq}&workflowInstanceIds={doneSeq}`,
+      expect: [202],
+    });
+    cases.push({
+      name: `${verb} with a junk body and no ids`,
+      method: "POST",
+      path: `${WF}/instances/${verb}`,
+      headers: XML_TYPE,
+      body: el("WorkflowInstanceIds", WF_NS, "<Id>{pendingSeq}</Id>"),
+      expect: [400],
+      message: /Name the instances/,
+    });
+  }
+  cases.push({
+    name: "stop a task awaiting its decision",
+    method: "POST",
+    path: `${WF}/instances/stop?workflowInstanceIds={doneSeq},{pendingSeq}`,
+    expect: [409],
+    message: /waiting for a manager's decision/,
+  });
+  cases.push({
+    name: "resume a task awaiting its decision",
+    method: "POST",
+    path: `${WF}/instances/resume?workflowInstanceIds={pendingSeq}`,
+    expect: [202],
+  });
+  return cases;
+}
+
+/** Activating an ingest configuration: the body is JSON true or false, or {"active": …}. */
+function ingestConfigJunk(): Case[] {
+  const cases: Case[] = [];
+  const bodies: [string, Body][] = [
+    ["not JSON", "maybe"],
+    ['"maybe"', '"maybe"'],
+    ["an array", "[true]"],
+    ["an empty array", "[]"],
+    ["an empty object", "{}"],
+    ["active a string", '{"active":"true"}'],
+    ["active a number", '{"active":1}'],
+    ["active null", '{"active":null}'],
+    ["enabled", '{"enabled":true}'],
+    ["truncated object", '{"active":true'],
+    ["1", "1"],
+    ["0", "0"],
+    ["null", "null"],
+    ["empty", ""],
+    ["blank", " \n "],
+    ["truex", "truex"],
+    ["tru", "tru"],
+    ["yes", "yes"],
+    ["on", "on"],
+    ["true false", "true false"],
+    ["an unclosed quote", '"true'],
+    ["NUL then true", "\u0000true"],
+    ["5,000 characters", "t".repeat(5000)],
+    ["not UTF-8", { latin1: "tr\xfce" }],
+  ];
+  for (const [i, [name, body]] of bodies.entries()) {
+    cases.push({
+      name: `ingest config active: ${name}`,
+      method: "PUT",
+      path: `${CONFIGS}/${i % 2 === 0 ? CONFIG_ON : CONFIG_OFF}/active`,
+      headers: JSON_TYPE,
+      body,
+      expect: [400],
+      message: /must be true or false/,
+    });
+  }
+  for (const [name, path, headers, body, status, message] of [
+    ["a form", `${CONFIGS}/${CONFIG_OFF}/active`, FORM, "active=true", [400], /must be true or false/],
+    ["2 MiB", `${CONFIGS}/${CONFIG_OFF}/active`, JSON_TYPE, TWO_MIB, [413], /1 MiB/],
+    ["an unknown configuration", `${CONFIGS}/${UNKNOWN_UUID}/active`, JSON_TYPE, "true", [404], /No ingest/],
+    ["a junk id", `${CONFIGS}/%00/active`, JSON_TYPE, "true", [404], /No ingest configuration/],
+    ["a 5,000-character id", `${CONFIGS}/${"x".repeat(5000)}/active`, JSON_TYPE, "false", [404], /No ingest/],
+  ] as [string, string, Record<string, string>, Body, number[], RegExp][]) {
+    cases.push({
+      name: `ingest config active: ${name}`,
+      method: "PUT",
+      path,
+      headers,
+      body,
+      expect: status,
+      message,
+    });
+  }
+  return cases;
+}
+
+/** Wrong methods and missing tokens on the operations routes. */
+function operationsMisc(): Case[] {
+  const wrong: [string, string, RegExp][] = [
+    ["PUT", `${WF}/definitions`, /use GET or POST/],
+    ["DELETE", `${WF}/definitions/11`, /use GET/],
+    ["POST", `${WF}/definitions/11/document`, /use GET/],
+    ["DELETE", `${WF}/contexts/11`, /use GET/],
+    ["PATCH", `${WF}/instances`, /use GET or POST/],
+    ["PUT", `${WF}/instances/terminate`, /use GET or POST/],
+    ["DELETE", `${WF}/humantasks/{pendingSeq}`, /use GET/],
+    ["GET", `${WF}/humantasks/{pendingSeq}/result`, /use POST/],
+    ["POST", `${CONFIGS}`, /use GET/],
+    ["POST", `${CONFIGS}/${CONFIG_ON}/active`, /use PUT/],
+    ["DELETE", `${CONFIGS}/${CONFIG_ON}`, /use GET/],
+    ["POST", `${PM}/monitors`, /use GET/],
+    ["DELETE", `${PM}/monitors/{check}`, /use GET/],
+    ["POST", `${PM}/history`, /use GET/],
+    ["DELETE", `${PM}/progress/{check}`, /use GET/],
+  ];
+  const cases: Case[] = wrong.map(([method, path, message]) => ({
+    name: `${method} ${path}`,
+    method,
+    path,
+    headers: XML_TYPE,
+    body: method === "GET" ? undefined : "true",
+    expect: [405],
+    message,
+  }));
+  // Without a token, or with a junk one: 401 before anything is read or changed.
+  for (const [method, path, body, headers] of [
+    ["GET", `${WF}/instances`],
+    ["POST", `${WF}/instances`, startRequest(START), XML_TYPE],
+    ["POST", `${WF}/instances/terminate?workflowInstanceIds={pendingSeq}`],
+    ["POST", `${WF}/humantasks/{pendingSeq}/result`, el("HumanTaskResult", WF_NS, RESULT), XML_TYPE],
+    ["PUT", `${CONFIGS}/${CONFIG_ON}/active`, "false", JSON_TYPE],
+    ["GET", `${PM}/monitors`],
+  ] as [string, string, string?, Record<string, string>?][]) {
+    cases.push({
+      name: `no token: ${method} ${path}`,
+      method,
+      path,
+      body,
+      headers,
+      auth: false,
+      expect: [401],
+    });
+    cases.push({
+      name: `junk token: ${method} ${path}`,
+      method,
+      path,
+      body,
+      auth: false,
+      headers: { ...headers, "Preservica-Access-Token": "{token}x" },
+      expect: [401],
+    });
+  }
+  return cases;
+}
+
+const operationsJunk = (): Case[] => [
+  ...operationsReads(),
+  ...operationsXml(),
+  ...operationsChanges(),
+  ...ingestConfigJunk(),
+  ...operationsMisc(),
+];
+
+// ---------------------------------------------------------------------------------------------------
+// Export (entity-exports.ts): an <ExportAction> body, refused before any action or file is made;
+// and the package download. Fixture: a finished export of {io} (exportDone).
+
+const EXPORT_OPTIONS =
+  "<IncludeContent>NoContent</IncludeContent><IncludeMetadata>NoMetadata</IncludeMetadata><IncludedGenerations>LatestActive</IncludedGenerations><IncludeParentHierarchy>false</IncludeParentHierarchy>";
+const exportAction = (inner: string) => el("ExportAction", ENT7, inner);
+
+function exportJunk(): Case[] {
+  const cases: Case[] = [];
+  const paths = [`${E}/information-objects/{io}/exports`, `${E}/structural-objects/{pendingFolder}/exports`];
+  const specific: Junk[] = [
+    ...(
+      [
+        ["IncludeContent", "NoContent", ["Maybe", "Content,NoContent", "", "x".repeat(5000)]],
+        ["IncludeMetadata", "NoMetadata", ["Some", "Metadata With Events", "%00"]],
+        ["IncludedGenerations", "LatestActive", ["Latest", "1", "AllActive " + "x"]],
+        ["IncludeParentHierarchy", "false", ["yes", "0", "maybe"]],
+      ] as const
+    ).flatMap(([name, good, bad]) =>
+      bad.map(
+        (v): Junk => [
+          `${name} ${JSON.stringify(v.slice(0, 20))}`,
+          exportAction(EXPORT_OPTIONS.replace(`<${name}>${good}</${name}>`, `<${name}>${v}</${name}>`)),
+          [400],
+          new RegExp(`${name} must be one of`),
+        ],
+      ),
+    ),
+    ["an empty root", `<Wrong xmlns="${ENT7}"/>`, [400], /ExportAction/],
+    ["a DeletionAction", el("DeletionAction", ENT7, DELETION), [400], /ExportAction/],
+  ];
+  for (const [i, path] of paths.entries()) {
+    const { always, shared } = xmlJunk("ExportAction", ENT7, EXPORT_OPTIONS);
+    for (const [name, body, expectStatus, message] of [
+      ...always,
+      ...spread(shared, i),
+      ...(i === 0 ? specific : []),
+    ]) {
+      cases.push({
+        name: `POST ${path.slice(E.length)}: ${name}`,
+        method: "POST",
+        path,
+        headers: XML_TYPE,
+        body,
+        expect: expectStatus,
+        message,
+      });
+    }
+  }
+  const good = exportAction(EXPORT_OPTIONS);
+  for (const [name, path, status, message] of [
+    ["an asset as a folder", `${E}/structural-objects/{io}/exports`, [404], /not found|information-objects/],
+    ["a folder as an asset", `${E}/information-objects/{so}/exports`, [404], /not found|structural-objects/],
+    ["a junk ref", `${E}/information-objects/{io}x/exports`, [400], /not a UUID|UUID/],
+    ["a 5,000-character ref", `${E}/structural-objects/${"x".repeat(5000)}/exports`, [400], /UUID/],
+    ["an unknown folder", `${E}/structural-objects/${UNKNOWN_UUID}/exports`, [404], /not found/],
+    ["a folder in the recycle bin", `${E}/structural-objects/{binned}/exports`, [404], /not found/],
+    [
+      "a folder the caller cannot read",
+      `${E}/structural-objects/{hidden}/exports`,
+      [403],
+      /Read Metadata|READ_METADATA|permission/,
+    ],
+    // {so} holds {hidden}: the package would leave it out, so the whole export is refused.
+    [
+      "a folder holding one the caller cannot read",
+      `${E}/structural-objects/{so}/exports`,
+      [403],
+      /\{?[0-9a-f-]{36}/,
+    ],
+    ["through v6.0, a junk ref", `${E}/v6.0/information-objects/x{io}/exports`, [400], /UUID/],
+  ] as [string, string, number[], RegExp][]) {
+    cases.push({
+      name: `export ${name}`,
+      method: "POST",
+      path,
+      headers: XML_TYPE,
+      body: good,
+      expect: status,
+      message,
+    });
+  }
+  cases.push({
+    name: "export through v6.0: wrong root",
+    method: "POST",
+    path: `${E}/v6.0/information-objects/{io}/exports`,
+    headers: XML_TYPE,
+    body: el("Wrong", ENT7, EXPORT_OPTIONS),
+    expect: [400],
+    message: /ExportAction/,
+  });
+
+  // The package download.
+  const content = (token: string) => `${E}/actions/exports/${token}/content`;
+  cases.push({ name: "baseline export package", path: content("{exportDone}"), expect: [200] });
+  cases.push({ name: "HEAD export package", method: "HEAD", path: content("{exportDone}"), expect: [200] });
+  cases.push({
+    name: "export package through v6.0",
+    path: `${E}/v6.0/actions/exports/{exportDone}/content`,
+    expect: [200],
+  });
+  for (const [token, status, message] of [
+    ["not-a-uuid", [400], /UUID|token/],
+    ["%00", [400], /UUID|token/],
+    ["{exportDone}x", [400], /UUID|token/],
+    ["x".repeat(5000), [400], /UUID|token/],
+    ["..%2f..%2fetc%2fpasswd", [400], /UUID|token/],
+    [UNKNOWN_UUID, [404], /No export/],
+    ["{done}", [404], /No export/],
+    ["{pending}", [404], /No export/],
+    ["{check}", [404], /No export/],
+  ] as const) {
+    cases.push({
+      name: `export package ${token.slice(0, 20)}`,
+      path: content(token),
+      expect: [...status],
+      message,
+    });
+  }
+  cases.push({
+    name: "export package with a Range",
+    path: content("{exportDone}"),
+    headers: { Range: "bytes=0-9" },
+    expect: [200],
+  });
+  for (const [method, message] of [
+    ["POST", /use GET/],
+    ["DELETE", /use GET/],
+  ] as const) {
+    cases.push({
+      name: `${method} export package`,
+      method,
+      path: content("{exportDone}"),
+      expect: [405],
+      message,
+    });
+  }
+  cases.push({
+    name: "GET exports of an asset",
+    path: `${E}/information-objects/{io}/exports`,
+    expect: [405],
+    message: /use POST/,
+  });
+  return cases;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The S3-compatible package upload (routes/s3.ts): S3's own shapes (errors are `<Error>` documents).
+// Fixture: a multipart upload of the key junk-fixture.zip (upload) with one part stored (partEtag).
+// Any junk that got through would store a package, start an ingest, or add a part or an upload.
+
+const S3 = "/api/s3/buckets";
+const BUCKET = `${S3}/demo.package.upload`;
+const FIXTURE_KEY = `${BUCKET}/junk-fixture.zip`;
+const FOLDER_HEADER = "x-amz-meta-structuralobjectreference";
+/** Bytes that start like a zip: whatever else is wrong is what refuses them. */
+const ZIP_LIKE = Buffer.concat([
+  Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+  Buffer.from("junk that is not a package"),
+]);
+const WRONG_MD5 = createHash("md5").update("something else").digest("base64");
+const completion = (parts: string) => `<CompleteMultipartUpload>${parts}</CompleteMultipartUpload>`;
+const part = (n: string, etag: string) => `<Part><PartNumber>${n}</PartNumber><ETag>"${etag}"</ETag></Part>`;
+
+/**
+ * A known defect (S3 upload, reported to the lead; that area is still being written): the service-wide
+ * 1 MiB body cap (app.ts) refuses a CompleteMultipartUpload over 1 MiB in JSON, where S3 clients read an
+ * `<Error>` document. The table checks what holds (413, nothing changed, still serving); the test
+ * "known defect: …" shows the shape, and fails once it is fixed: then drop `knownDefect`.
+ */
+const S3_OVERSIZED_COMPLETION: Case = {
+  name: "S3 complete: 2 MiB of parts",
+  method: "POST",
+  path: `${FIXTURE_KEY}?uploadId={upload}`,
+  headers: XML_TYPE,
+  body: completion(part("1", "{partEtag}") + " ".repeat(2 * 1024 * 1024)),
+  expect: [413],
+  knownDefect: "refused in JSON, not in S3's <Error> document",
+};
+
+function s3Junk(): Case[] {
+  const cases: Case[] = [];
+  for (const p of [
+    S3,
+    `${S3}/`,
+    BUCKET,
+    `${BUCKET}/`,
+    `${BUCKET}?prefix=junk&max-keys=5`,
+    `${FIXTURE_KEY}?uploadId={upload}`,
+  ]) {
+    cases.push({ name: `baseline ${p}`, path: p, expect: [200] });
+  }
+  cases.push({ name: "HEAD the bucket", method: "HEAD", path: BUCKET, expect: [200] });
+  cases.push({
+    name: "S3 token as a SigV4 access key",
+    path: S3,
+    auth: false,
+    headers: {
+      Authorization:
+        "AWS4-HMAC-SHA256 Credential={token}/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00",
+    },
+    expect: [200],
+  });
+
+  // Signing: no token, a junk one, a header that names none.
+  for (const [name, headers, path, status] of [
+    ["no token", {}, S3, [401]],
+    ["a junk token", { "Preservica-Access-Token": "{token}x" }, BUCKET, [401]],
+    ["SigV4 without Credential", { Authorization: "AWS4-HMAC-SHA256 SignedHeaders=host" }, S3, [400]],
+    ["SigV4 Credential without scope", { Authorization: "AWS4-HMAC-SHA256 Credential={token}" }, S3, [400]],
+    [
+      "SigV4 with a junk key",
+      { Authorization: "AWS4-HMAC-SHA256 Credential=x/1/2/s3/aws4_request" },
+      S3,
+      [401],
+    ],
+    ["Bearer", { Authorization: "Bearer {token}" }, S3, [400]],
+    ["SigV2 with a junk key", { Authorization: "AWS {token}x:sig" }, S3, [401]],
+    ["presigned junk", {}, `${S3}?X-Amz-Credential=junk`, [400]],
+    ["a PUT without a token", {}, `${BUCKET}/x.zip`, [401]],
+  ] as [string, Record<string, string>, string, number[]][]) {
+    const put = name.startsWith("a PUT");
+    cases.push({
+      name: `S3 ${name}`,
+      method: put ? "PUT" : "GET",
+      path,
+      auth: false,
+      headers,
+      body: put ? ZIP_LIKE : undefined,
+      expect: status,
+    });
+  }
+
+  // Buckets and keys.
+  for (const b of ["nope", "DEMO.package.upload", "%00", "x".repeat(5000), "demo.package.upload%00"]) {
+    cases.push({
+      name: `S3 bucket ${b.slice(0, 20)}`,
+      path: `${S3}/${b}`,
+      expect: [404],
+      message: /NoSuchBucket|does not exist/,
+    });
+    cases.push({
+      name: `S3 put into bucket ${b.slice(0, 20)}`,
+      method: "PUT",
+      path: `${S3}/${b}/x.zip`,
+      headers: OCTET,
+      body: ZIP_LIKE,
+      expect: [404],
+    });
+  }
+  for (const [name, key, status] of [
+    ["a .. segment", "..%2fx.zip", [400]],
+    ["a backslash ..", "..%5cx.zip", [400]],
+    ["a leading slash", "/x.zip", [400]],
+    ["an encoded leading slash", "%2fx.zip", [400]],
+    ["NUL", "x%00.zip", [400]],
+    ["a newline", "x%0a.zip", [400]],
+    ["1,025 bytes", "k".repeat(1025), [400]],
+  ] as [string, string, number[]][]) {
+    cases.push({
+      name: `S3 put a key with ${name}`,
+      method: "PUT",
+      path: `${BUCKET}/${key}`,
+      headers: OCTET,
+      body: ZIP_LIKE,
+      expect: status,
+    });
+  }
+
+  // Whole packages (PutObject) refused before an ingest starts.
+  const put = `${BUCKET}/junk.zip`;
+  for (const [name, headers, body, status, message] of [
+    ["not a zip", OCTET, FILE, [400], /not a zip file/],
+    ["empty", OCTET, Buffer.alloc(0), [400], /empty/],
+    ["not a zip, chunked", OCTET, { chunks: [FILE, FILE] }, [400], /not a zip file/],
+    ["a wrong Content-MD5", { ...OCTET, "Content-MD5": WRONG_MD5 }, ZIP_LIKE, [400], /MD5|digest/i],
+    ["a junk Content-MD5", { ...OCTET, "Content-MD5": "abc" }, ZIP_LIKE, [400], /Content-MD5/],
+    ["a wrong SHA-256", { ...OCTET, "x-amz-content-sha256": "0".repeat(64) }, ZIP_LIKE, [400], /SHA-?256/i],
+    ["a junk SHA-256", { ...OCTET, "x-amz-content-sha256": "zz" }, ZIP_LIKE, [400], /X-Amz-Content-SHA256/],
+    ["a wrong CRC32", { ...OCTET, "x-amz-checksum-crc32": "AAAAAA==" }, ZIP_LIKE, [400], /CRC32|checksum/i],
+    ["a junk SHA-1 checksum", { ...OCTET, "x-amz-checksum-sha1": "%%%" }, ZIP_LIKE, [400], /sha1|checksum/i],
+    // S3 answers 501 NotImplemented for what it does not offer; so does this service.
+    [
+      "aws-chunked",
+      { ...OCTET, "x-amz-content-sha256": "STREAMING-AWS4-HMAC-SHA256-PAYLOAD" },
+      ZIP_LIKE,
+      [501],
+      /aws-chunked/,
+    ],
+    [
+      "a copy",
+      { ...OCTET, "x-amz-copy-source": "/demo.package.upload/other.zip" },
+      ZIP_LIKE,
+      [501],
+      /CopyObject/,
+    ],
+    [
+      "a folder that is not a UUID",
+      { ...OCTET, [FOLDER_HEADER]: "not-a-uuid" },
+      ZIP_LIKE,
+      [400],
+      /folder reference/,
+    ],
+    ["an unknown folder", { ...OCTET, [FOLDER_HEADER]: UNKNOWN_UUID }, ZIP_LIKE, [404], /no folder/i],
+    ["an asset as the folder", { ...OCTET, [FOLDER_HEADER]: "{io}" }, ZIP_LIKE, [404], /not a folder/],
+    ["a folder in the recycle bin", { ...OCTET, [FOLDER_HEADER]: "{binned}" }, ZIP_LIKE, [404], /folder/],
+    [
+      "a folder the caller may not ingest into",
+      { ...OCTET, [FOLDER_HEADER]: "{hidden}" },
+      ZIP_LIKE,
+      [403],
+      /Ingest|INGEST/,
+    ],
+  ] as [string, Record<string, string>, Body, number[], RegExp][]) {
+    cases.push({ name: `S3 put ${name}`, method: "PUT", path: put, headers, body, expect: status, message });
+  }
+
+  // Multipart: starting one into a junk folder, parts and completions that are wrong.
+  for (const [name, folder, status] of [
+    ["not a UUID", "x", [400]],
+    ["unknown", UNKNOWN_UUID, [404]],
+    ["not readable", "{hidden}", [403]],
+  ] as [string, string, number[]][]) {
+    cases.push({
+      name: `S3 start a multipart upload into a folder ${name}`,
+      method: "POST",
+      path: `${BUCKET}/junk.zip?uploads`,
+      headers: { [FOLDER_HEADER]: folder },
+      body: "",
+      expect: status,
+    });
+  }
+  cases.push({
+    name: "S3 POST an object without uploads or uploadId",
+    method: "POST",
+    path: put,
+    body: "",
+    expect: [400],
+    message: /\?uploads/,
+  });
+  const partPath = (q: string) => `${FIXTURE_KEY}?${q}`;
+  for (const n of ["0", "10001", "abc", "-1", "1.5", "", "99999999"]) {
+    cases.push({
+      name: `S3 part number ${JSON.stringify(n)}`,
+      method: "PUT",
+      path: partPath(`uploadId={upload}&partNumber=${n}`),
+      headers: OCTET,
+      body: ZIP_LIKE,
+      expect: [400],
+      message: /Part number|partNumber/,
+    });
+  }
+  for (const [name, q, headers, status] of [
+    ["a part without uploadId", "partNumber=2", OCTET, [400]],
+    ["a part of an unknown upload", "uploadId=nope&partNumber=2", OCTET, [404]],
+    ["a part of a junk upload id", "uploadId=..%2f..%2fx&partNumber=2", OCTET, [404]],
+    [
+      "a part with a wrong Content-MD5",
+      "uploadId={upload}&partNumber=2",
+      { ...OCTET, "Content-MD5": WRONG_MD5 },
+      [400],
+    ],
+    [
+      "a part with a junk SHA-256",
+      "uploadId={upload}&partNumber=2",
+      { ...OCTET, "x-amz-content-sha256": "zz" },
+      [400],
+    ],
+  ] as [string, string, Record<string, string>, number[]][]) {
+    cases.push({
+      name: `S3 ${name}`,
+      method: "PUT",
+      path: partPath(q),
+      headers,
+      body: ZIP_LIKE,
+      expect: status,
+    });
+  }
+  cases.push({
+    name: "S3 a part of the upload under another key",
+    method: "PUT",
+    path: `${BUCKET}/other.zip?uploadId={upload}&partNumber=2`,
+    headers: OCTET,
+    body: ZIP_LIKE,
+    expect: [404],
+    message: /NoSuchUpload|no multipart upload/,
+  });
+  const complete = partPath("uploadId={upload}");
+  for (const [name, body, status, message] of [
+    ["not XML", "PartNumber=1", [400], /well-formed|MalformedXML/],
+    ["empty", "", [400], /empty|MalformedXML/],
+    ["a DOCTYPE", `<!DOCTYPE x>${completion(part("1", "{partEtag}"))}`, [400], /DOCTYPE/],
+    [
+      "an external entity",
+      `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>${completion(`<Part><PartNumber>1</PartNumber><ETag>&e;</ETag></Part>`)}`,
+      [400],
+      /DOCTYPE/,
+    ],
+    ["a wrong root", `<Complete>${part("1", "{partEtag}")}</Complete>`, [400], /CompleteMultipartUpload/],
+    ["no Part", completion(""), [400], /no Part/],
+    ["PartNumber junk", completion(part("abc", "{partEtag}")), [400], /PartNumber/],
+    ["PartNumber 0", completion(part("0", "{partEtag}")), [400], /Part|part/],
+    ["a wrong ETag", completion(part("1", "0".repeat(32))), [400], /ETag/],
+    [
+      "a part never uploaded",
+      completion(part("1", "{partEtag}") + part("2", "{partEtag}")),
+      [400],
+      /never uploaded|at least/,
+    ],
+    ["parts out of order", completion(part("2", "{partEtag}") + part("1", "{partEtag}")), [400], /ascending/],
+    ["a part twice", completion(part("1", "{partEtag}") + part("1", "{partEtag}")), [400], /ascending|once/],
+  ] as [string, string, number[], RegExp][]) {
+    cases.push({
+      name: `S3 complete: ${name}`,
+      method: "POST",
+      path: complete,
+      headers: XML_TYPE,
+      body,
+      expect: status,
+      message,
+    });
+  }
+  cases.push(S3_OVERSIZED_COMPLETION);
+  for (const [name, path] of [
+    ["an unknown upload", partPath("uploadId=nope")],
+    ["the upload under another key", `${BUCKET}/other.zip?uploadId={upload}`],
+    ["a 5,000-character upload id", partPath(`uploadId=${"u".repeat(5000)}`)],
+  ] as const) {
+    cases.push({
+      name: `S3 complete ${name}`,
+      method: "POST",
+      path,
+      headers: XML_TYPE,
+      body: completion(part("1", "{partEtag}")),
+      expect: [404],
+      message: /NoSuchUpload|no multipart upload/,
+    });
+    cases.push({ name: `S3 list parts of ${name}`, path, expect: [404] });
+    cases.push({ name: `S3 abort ${name}`, method: "DELETE", path, expect: [404] });
+  }
+
+  // Methods and paths the upload does not offer; objects are not read back.
+  for (const [method, path, status] of [
+    ["GET", put, [405]],
+    ["PATCH", put, [405]],
+    ["PUT", BUCKET, [405]],
+    ["DELETE", BUCKET, [405]],
+    ["POST", S3, [405]],
+    ["GET", "/api/s3/nope", [400, 404]],
+  ] as [string, string, number[]][]) {
+    cases.push({ name: `S3 ${method} ${path.slice(4, 60)}`, method, path, expect: status });
+  }
+  cases.push({ name: "S3 HEAD a key never put", method: "HEAD", path: `${BUCKET}/never.zip`, expect: [404] });
+  // DeleteObject: a package put was handed to its ingest at once; there is nothing to delete (204).
+  cases.push({ name: "S3 delete a key", method: "DELETE", path: put, expect: [204] });
+  return cases;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reports (routes/reports.ts): JSON envelopes; a run is an action. Fixture: a finished run of
+// assets-by-format (reportRun).
+
+const R = "/api/reports";
+
+function reportJunk(): Case[] {
+  const cases: Case[] = [];
+  for (const p of [
+    R,
+    `${R}/assets-by-format`,
+    `${R}/actions/reports`,
+    `${R}/actions/reports?status=completed&report=assets-by-format&username=nobody`,
+    `${R}/progress/{reportRun}`,
+    `${R}/results/{reportRun}`,
+    `${R}/results/{reportRun}?format=CSV`,
+  ]) {
+    cases.push({ name: `baseline ${p}`, path: p, expect: [200] });
+  }
+  for (const id of [
+    "nope",
+    "%00",
+    "x".repeat(5000),
+    "ASSETS-BY-FORMAT",
+    "..%2factions",
+    "assets-by-format%20",
+  ]) {
+    cases.push({
+      name: `report ${id.slice(0, 20)}`,
+      path: `${R}/${id}`,
+      expect: [404],
+      message: /No report/,
+    });
+    cases.push({
+      name: `run report ${id.slice(0, 20)}`,
+      method: "POST",
+      path: `${R}/${id}/run`,
+      headers: JSON_TYPE,
+      body: "{}",
+      expect: [404],
+      message: /No report/,
+    });
+  }
+  const run = (id: string) => `${R}/${id}/run`;
+  for (const [name, path, headers, body, status, message] of [
+    [
+      "an unknown parameter",
+      run("assets-by-format"),
+      JSON_TYPE,
+      '{"colour":"red"}',
+      [400],
+      /unknown parameter/,
+    ],
+    ["an unknown form parameter", run("assets-by-format"), FORM, "folder={so}", [400], /unknown parameter/],
+    ["an unknown query parameter", `${run("retention-summary")}?x=1`, FORM, "", [400], /unknown parameter/],
+    ["JSON that is not an object", run("assets-by-format"), JSON_TYPE, "[1,2]", [400]],
+    ["JSON that is not JSON", run("assets-by-format"), JSON_TYPE, "{", [400]],
+    ["a JSON string", run("assets-by-format"), JSON_TYPE, '"maybe"', [400]],
+    [
+      "JSON nested 100 deep",
+      run("assets-by-format"),
+      JSON_TYPE,
+      `${'{"a":'.repeat(100)}1${"}".repeat(100)}`,
+      [400],
+    ],
+    ["2 MiB", run("assets-by-format"), JSON_TYPE, `{"x":"${"x".repeat(2 * 1024 * 1024)}"}`, [413], /1 MiB/],
+    [
+      "a broken multipart body",
+      run("assets-by-format"),
+      { "Content-Type": "multipart/form-data" },
+      "junk",
+      [400],
+      /multipart/,
+    ],
+    ...["not-a-uuid", "{so}x", "x".repeat(5000), "%00"].map((v) => [
+      `folder ${v.slice(0, 20)}`,
+      run("storage-by-folder"),
+      JSON_TYPE,
+      JSON.stringify({ folder: v }),
+      [400],
+      /not a folder reference/,
+    ]),
+    [
+      "an unknown folder",
+      run("storage-by-folder"),
+      JSON_TYPE,
+      `{"folder":"${UNKNOWN_UUID}"}`,
+      [404],
+      /No folder/,
+    ],
+    ["an asset as the folder", run("fixity-inventory"), JSON_TYPE, '{"folder":"{io}"}', [404], /No folder/],
+    ["a folder in the recycle bin", run("fixity-inventory"), FORM, "folder={binned}", [404], /No folder/],
+    [
+      "a folder the caller cannot read",
+      run("storage-by-folder"),
+      JSON_TYPE,
+      '{"folder":"{hidden}"}',
+      [403],
+      /may not read/,
+    ],
+    [
+      "a folder twice",
+      `${run("storage-by-folder")}?folder={so}`,
+      FORM,
+      "folder={pendingFolder}",
+      [400],
+      /different values/,
+    ],
+    ...["yesterday", "2026-02-30", "2026-13-01", "%00", "1e309"].map((v) => [
+      `from ${v}`,
+      run("ingest-history"),
+      JSON_TYPE,
+      JSON.stringify({ from: v }),
+      [400],
+      /is not a date/,
+    ]),
+    [
+      "from after to",
+      run("ingest-history"),
+      JSON_TYPE,
+      '{"from":"2026-02-01","to":"2026-01-01"}',
+      [400],
+      /is after/,
+    ],
+    ...["a b", "x".repeat(101), "%00", "é"].map((v) => [
+      `user ${v.slice(0, 20)}`,
+      run("changes-by-user"),
+      JSON_TYPE,
+      JSON.stringify({ user: v }),
+      [400],
+      /is not a user name/,
+    ]),
+  ] as [string, string, Record<string, string>, Body, number[], RegExp?][]) {
+    cases.push({ name: `report run: ${name}`, method: "POST", path, headers, body, expect: status, message });
+  }
+  for (const route of ["progress", "results"]) {
+    for (const [token, status, message] of [
+      ["abc", [400], /is not a progress token/],
+      ["x".repeat(5000), [400], /is not a progress token/],
+      ["{reportRun}x", [400], /is not a progress token/],
+      ["%00", [400], /is not a progress token/],
+      [UNKNOWN_UUID, [404], /No report run/],
+      ["{done}", [404], /not a report run/],
+      ["{check}", [404], /not a report run/],
+    ] as const) {
+      cases.push({
+        name: `report ${route} ${token.slice(0, 20)}`,
+        path: `${R}/${route}/${token}`,
+        expect: [...status],
+        message,
+      });
+    }
+  }
+  for (const [q, message] of [
+    ["format=xml", /format must be one of/],
+    ["format=%00", /format must be one of/],
+    [`format=${"x".repeat(5000)}`, /format must be one of/],
+    ["format=json&format=csv", /different values/],
+  ] as const) {
+    cases.push({
+      name: `report results ${q.slice(0, 30)}`,
+      path: `${R}/results/{reportRun}?${q}`,
+      expect: [400],
+      message,
+    });
+  }
+  const runs = `${R}/actions/reports`;
+  for (const [q, message] of [
+    ["status=SOMETIMES", /status must be one of/],
+    ["status=%00", /status must be one of/],
+    ["report=nope", /report must be one of/],
+    [`report=${"x".repeat(5000)}`, /report must be one of/],
+    ["status=completed&status=failed", /different values/],
+    ["max=0", /at least 1/],
+  ] as const) {
+    cases.push({ name: `report runs ${q.slice(0, 30)}`, path: `${runs}?${q}`, expect: [400], message });
+  }
+  for (const param of ["start", "max"]) {
+    for (const v of spread(BAD_NUMBERS, param === "start" ? 1 : 2)) {
+      cases.push({
+        name: `report runs ${param}=${v.slice(0, 20)}`,
+        path: `${runs}?${param}=${v}`,
+        expect: param === "max" && v === "-1" ? [200] : [400],
+      });
+    }
+  }
+  for (const [method, path, message] of [
+    ["POST", R, /use GET/],
+    ["GET", run("assets-by-format"), /use POST/],
+    ["DELETE", `${R}/progress/{reportRun}`, /use GET/],
+    ["PUT", `${R}/results/{reportRun}`, /use GET/],
+  ] as const) {
+    cases.push({ name: `${method} ${path}`, method, path, expect: [405], message });
+  }
+  cases.push({ name: "reports without a token", path: R, auth: false, expect: [401] });
+  cases.push({
+    name: "report run without a token",
+    method: "POST",
+    path: run("assets-by-format"),
+    auth: false,
+    headers: JSON_TYPE,
+    body: "{}",
+    expect: [401],
+  });
+  return cases;
+}
+
+// ---------------------------------------------------------------------------------------------------
 
 const TABLE: Case[] = [
   ...READ_PATHS.map((p) => ({
@@ -3251,6 +4898,10 @@ const TABLE: Case[] = [
   ...metadataJunk(),
   ...newReadJunk(),
   ...wrongMethods(),
+  ...operationsJunk(),
+  ...exportJunk(),
+  ...s3Junk(),
+  ...reportJunk(),
 ];
 const RAW_WRITES = lyingLengths();
 
@@ -3309,6 +4960,10 @@ function writeState(): string {
     "retention_events",
     "metadata_groups",
     "metadata_forms",
+    "workflow_definitions",
+    "workflow_contexts",
+    "workflow_starts",
+    "ingest_configs",
   ].map((t) => db.prepare(`SELECT * FROM ${t} ORDER BY rowid`).all());
   const counts = db
     .prepare(
@@ -3455,6 +5110,67 @@ async function makeWriteFixtures(): Promise<void> {
   if (pick("SELECT status FROM actions WHERE id = ?", fx.done as string) !== "COMPLETED") {
     throw new Error("the fixture deletion did not complete");
   }
+
+  // Operations: the deletions as workflow instances, a finished Integrity Check (of the empty folder
+  // awaiting deletion), an uploaded definition and its context, a folder the manager cannot read.
+  const seqOf = (id: string) => pick("SELECT CAST(seq AS TEXT) FROM actions WHERE id = ?", id);
+  fx.pendingSeq = seqOf(fx.pending as string);
+  fx.doneSeq = seqOf(fx.done as string);
+  await call("POST", `${WF}/instances`, startRequest(START));
+  await repo.svc.actions.idle();
+  fx.check = pick(
+    "SELECT id FROM actions WHERE kind = 'integrity-check' AND status = 'COMPLETED' AND entity_ref = ?",
+    fx.pendingFolder as string,
+  );
+  fx.checkSeq = seqOf(fx.check);
+  await call(
+    "POST",
+    `${WF}/definitions`,
+    `<WorkflowDefinition xmlns="${WF_NS}" id="org.example.junk.fixture" name="Junk fixture" type="Access"/>`,
+  );
+  fx.definition = pick(
+    "SELECT CAST(id AS TEXT) FROM workflow_definitions WHERE text_id = 'org.example.junk.fixture'",
+  );
+  await call(
+    "POST",
+    `${WF}/contexts`,
+    el(
+      "WorkflowContext",
+      WF_NS,
+      "<Name>Junk uploaded context</Name><WorkflowDefinitionId>org.example.junk.fixture</WorkflowDefinitionId>",
+    ),
+  );
+  fx.uploadedContext = pick(
+    "SELECT CAST(id AS TEXT) FROM workflow_contexts WHERE name = 'Junk uploaded context'",
+  );
+  addSecurityTag(db, "junk-hidden");
+  await call(
+    "POST",
+    `${E}/structural-objects`,
+    el(
+      "StructuralObject",
+      XIP7,
+      "<Title>Junk hidden folder</Title><SecurityTag>junk-hidden</SecurityTag><Parent>{so}</Parent>",
+    ),
+  );
+  fx.hidden = pick("SELECT ref FROM entities WHERE title = 'Junk hidden folder'");
+  fx.exportDone = await call("POST", `${E}/information-objects/{io}/exports`, exportAction(EXPORT_OPTIONS));
+  // A report run, and a multipart upload with one part stored (S3).
+  fx.reportRun = (
+    JSON.parse(await call("POST", `${R}/assets-by-format/run`, "{}", JSON_TYPE["Content-Type"])) as {
+      value: { progressToken: string };
+    }
+  ).value.progressToken;
+  await repo.svc.actions.idle();
+  const initiated = await call("POST", `${FIXTURE_KEY}?uploads`, "");
+  fx.upload = String(/<UploadId>([^<]+)<\/UploadId>/.exec(initiated)?.[1]);
+  const stored = await fetch(`${repo.url}${fill(FIXTURE_KEY)}?uploadId=${fx.upload}&partNumber=1`, {
+    method: "PUT",
+    headers: { "Preservica-Access-Token": fx.token as string, ...OCTET },
+    body: ZIP_LIKE,
+  });
+  if (stored.status !== 200) throw new Error(`fixture part: ${stored.status} ${await stored.text()}`);
+  fx.partEtag = md5(ZIP_LIKE);
 }
 
 describe("the repository service answers junk with a clear 4xx", () => {
@@ -3515,14 +5231,20 @@ describe("the repository service answers junk with a clear 4xx", () => {
     const logged = errorLog.mock.calls.length;
     const state = writeState();
     const r = await send(c);
-    checkReply(c.name, c.method ?? "GET", r);
+    if (!c.knownDefect) checkReply(c.name, c.method ?? "GET", r, fill(c.path));
+    checkOperationsReply(c, r);
     if (c.expect)
       expect(c.expect, `${c.name}: got ${r.status} ${r.body.toString("utf8").slice(0, 200)}`).toContain(
         r.status,
       );
-    if (c.message) expect(JSON.parse(r.body.toString("utf8")).message, c.name).toMatch(c.message);
+    if (c.message) expect(errorMessage(r, fill(c.path)), c.name).toMatch(c.message);
     await stillServing(c.name, logged);
     expect(writeState(), `${c.name} changed the store`).toBe(state);
+  });
+
+  it.fails(`known defect: ${S3_OVERSIZED_COMPLETION.name} is ${S3_OVERSIZED_COMPLETION.knownDefect}`, async () => {
+    const c = S3_OVERSIZED_COMPLETION;
+    checkReply(c.name, "POST", await send(c), fill(c.path));
   });
 
   it.each(RAW_WRITES)("raw write: %s", async (name, text, statuses, message) => {

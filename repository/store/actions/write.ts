@@ -10,6 +10,8 @@ import { getAction } from "./read.js";
  */
 
 export interface NewAction {
+  /** The progress token; a fresh UUID unless given (the demo seed gives fixed ones). */
+  id?: string;
   kind: string;
   username: string;
   entityRef?: string | null;
@@ -22,7 +24,7 @@ export interface NewAction {
 }
 
 export function createAction(db: Db, a: NewAction, now: string): ActionRow {
-  const id = randomUUID();
+  const id = a.id ?? randomUUID();
   db.prepare(
     `INSERT INTO actions (id, seq, kind, status, username, entity_ref, entity_type, params, total, message, created, updated)
      VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM actions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

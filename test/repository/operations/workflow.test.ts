@@ -22,6 +22,11 @@ import {
   wfXml,
 } from "./ops-helpers.js";
 
+/** The demo collection comes with a past operations history (its instances are numbered first). */
+const SEEDED_COUNT = DEMO.operations.actions.length;
+/** Instance ids of a listing, leaving out the seeded history. */
+const fresh = (list: Parameters<typeof ids>[0]) => ids(list).filter((id) => id > SEEDED_COUNT);
+
 /**
  * The Workflow API over real HTTP: instances are the service's real actions (a move and a deletion
  * made through the Entity API show up with the right context and state; the deletion awaiting
@@ -105,9 +110,9 @@ describe("instances are the service's actions", () => {
     expect(ids(await q("type=DataManagement&state=Completed"))).toContain(moveId);
     expect(ids(await q("type=DataManagement&state=Completed"))).not.toContain(deletionId);
     expect(ids(await q("type=DataManagement&state=Pending"))).toEqual([deletionId]);
-    expect(ids(await q("type=Ingest&state=Completed"))).toEqual([]);
+    expect(fresh(await q("type=Ingest&state=Completed"))).toEqual([]);
     expect(ids(await q("contextId=3"))).toEqual([moveId]);
-    expect(ids(await q("creator=curator"))).toEqual([moveId]);
+    expect(fresh(await q("creator=curator"))).toEqual([moveId]);
     expect(ids(await q("creator=nobody"))).toEqual([]);
     // pyPreservica's parse_date_to_iso: microseconds and a +0000 offset, percent-encoded by requests.
     const fmt = (d: Date) => `${d.toISOString().slice(0, 19)}.000000+0000`;
@@ -115,7 +120,7 @@ describe("instances are the service's actions", () => {
     const inAnHour = fmt(new Date(Date.now() + 3_600_000));
     const dated = await q(`from=${encodeURIComponent(hourAgo)}&to=${encodeURIComponent(inAnHour)}`);
     expect(ids(dated)).toEqual(expect.arrayContaining([moveId, deletionId]));
-    expect(ids(await q(`to=${encodeURIComponent(hourAgo)}`))).toEqual([]);
+    expect(fresh(await q(`to=${encodeURIComponent(hourAgo)}`))).toEqual([]);
     // A "+" that arrived unencoded (a space) is repaired rather than refused.
     expect(ids(await q(`from=${hourAgo}`))).toEqual(expect.arrayContaining([moveId, deletionId]));
   });
@@ -138,8 +143,9 @@ describe("instances are the service's actions", () => {
     const moveId = text((await instanceOfToken(u.manager, tokens.move)).Id);
     const deletionId = text((await instanceOfToken(u.manager, tokens.deletion)).Id);
     const curatorList = await wfXml(u.curator, `${WF}/instances`);
-    expect(ids(curatorList)).toEqual([Number(moveId)]);
-    expect(text(curatorList.TotalCount)).toBe("1");
+    expect(fresh(curatorList)).toEqual([Number(moveId)]);
+    const seededByCurator = DEMO.operations.actions.filter((a) => a.username === "curator").length;
+    expect(text(curatorList.TotalCount)).toBe(String(1 + seededByCurator));
     const readerList = await wfXml(u.reader, `${WF}/instances`);
     expect(text(readerList.TotalCount)).toBe("0");
     expect(text(readerList.Count)).toBe("0");
