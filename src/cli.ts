@@ -16,6 +16,7 @@ MCP server options (each also an environment variable; see the README):
   --toolsets LIST      comma list: default, all, or toolset names (PRESERVATION_TOOLSETS)
   --log-level LEVEL    fatal|error|warn|info|debug|trace|silent (PRESERVATION_LOG_LEVEL); logs go to stderr
   --data-dir DIR       embedded service data (PRESERVATION_DATA_DIR)
+  --tool-timeout-secs N  overall deadline of one tool call, default 45 (PRESERVATION_TOOL_TIMEOUT_SECS)
 
 ${REPOSITORY_USAGE}`;
 

@@ -20,6 +20,10 @@ export const ConfigSchema = z
   .object({
     PRESERVATION_URL: z
       .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://eu.preservica.com" })
+      .refine(
+        (u) => !/^[a-z]+:\/\/[^/?#]*@/i.test(u),
+        "must not contain a user name or password: use PRESERVATION_USERNAME and PRESERVATION_PASSWORD",
+      )
       .transform((u) => u.replace(/\/+$/, ""))
       .optional(),
     PRESERVATION_USERNAME: z.string().min(1).optional(),
@@ -44,6 +48,11 @@ export const ConfigSchema = z
       .refine((p) => isAbsolute(p), "must be an absolute path to a folder for downloaded files")
       .optional(),
     PRESERVATION_MAX_SESSION_MINS: z.coerce.number().int().positive().default(480),
+    PRESERVATION_TOOL_TIMEOUT_SECS: z.coerce
+      .number({ message: "must be a number of seconds between 1 and 600" })
+      .min(1, "must be a number of seconds between 1 and 600")
+      .max(600, "must be a number of seconds between 1 and 600")
+      .default(45),
     PRESERVATION_HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   })
   .superRefine((c, ctx) => {
@@ -69,6 +78,8 @@ export interface Config {
   /** Where `download_file` may save files; unset = no local downloads (the tool is not offered). */
   downloadDir?: string;
   maxSessionMins: number;
+  /** The overall deadline of one tool call, in seconds (the error boundary in server.ts enforces it). */
+  toolTimeoutSecs: number;
   http: { enabled: boolean; host: string; port: number; token?: string };
 }
 
@@ -87,6 +98,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   "log-level": "PRESERVATION_LOG_LEVEL",
   "data-dir": "PRESERVATION_DATA_DIR",
   "download-dir": "PRESERVATION_DOWNLOAD_DIR",
+  "tool-timeout-secs": "PRESERVATION_TOOL_TIMEOUT_SECS",
 };
 
 /** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
@@ -109,6 +121,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
         "log-level": { type: "string" },
         "data-dir": { type: "string" },
         "download-dir": { type: "string" },
+        "tool-timeout-secs": { type: "string" },
         http: { type: "boolean" },
         host: { type: "string", default: "127.0.0.1" },
         port: { type: "string", default: "3000" },
@@ -156,6 +169,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     dataDir: c.PRESERVATION_DATA_DIR ?? defaultDataDir(env),
     ...(c.PRESERVATION_DOWNLOAD_DIR ? { downloadDir: resolve(c.PRESERVATION_DOWNLOAD_DIR) } : {}),
     maxSessionMins: c.PRESERVATION_MAX_SESSION_MINS,
+    toolTimeoutSecs: c.PRESERVATION_TOOL_TIMEOUT_SECS,
     http,
   };
 }

@@ -1,11 +1,12 @@
 import { join } from "node:path";
+import { isServiceError } from "./api/errors.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards.js";
 import { createLogger } from "./log.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, type ServerDeps } from "./server.js";
-import { ChallengeRequired, Session } from "./session.js";
+import { ChallengeRequired, Session, SignInFailed } from "./session.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
 /**
@@ -40,21 +41,32 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   });
   let roles: string[] | undefined;
   try {
-    await session.login();
-    roles = (await session.whoAmI()).roles;
+    // Bounded like a tool call: a host that swallows packets must not hold the client's start-up for long.
+    const signal = AbortSignal.timeout(config.toolTimeoutSecs * 1000);
+    await session.login(signal);
+    roles = (await session.whoAmI(signal)).roles;
   } catch (err) {
-    if (!(err instanceof ChallengeRequired)) {
+    if (err instanceof ChallengeRequired) {
+      // Serve anyway: `complete_sign_in` finishes the challenge; role-gated tools stay hidden until then.
+      // The embedded service "mails" its challenge codes into a folder the person can open.
+      const where =
+        embedded && err.kind === "email-challenge"
+          ? ` The embedded service's mail is in ${join(config.dataDir, "outbox")}.`
+          : "";
+      log.warn({ kind: err.kind }, `sign-in needs a person: ${err.prompt}${where}`);
+    } else if (err instanceof SignInFailed || isServiceError(err)) {
+      // Serve anyway: a client shows a server that exits only as "connection closed". Every tool call (and
+      // `whoami`) answers with this reason instead and tries to sign in again, so fixing the network needs
+      // no restart. Role-gated tools stay hidden until a sign-in succeeds.
+      log.warn(
+        { err: err.toJSON() },
+        err instanceof SignInFailed ? err.message : `sign-in failed: ${err.message}`,
+      );
+    } else {
       await session.close();
       await embedded?.repository.close();
       throw err;
     }
-    // Serve anyway: `complete_sign_in` finishes the challenge; role-gated tools stay hidden until then.
-    // The embedded service "mails" its challenge codes into a folder the person can open.
-    const where =
-      embedded && err.kind === "email-challenge"
-        ? ` The embedded service's mail is in ${join(config.dataDir, "outbox")}.`
-        : "";
-    log.warn({ kind: err.kind }, `sign-in needs a person: ${err.prompt}${where}`);
   }
   const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
   return {
@@ -74,10 +86,18 @@ function banner(runtime: Runtime): string {
   const tools = ALL_TOOLS.filter((t) => isToolVisible(t, deps.audience)).map((t) => t.name);
   const target = embedded
     ? `the embedded demo repository at ${embedded.url} (data in ${runtime.config.dataDir})`
-    : deps.session.url;
+    : deps.session.displayUrl;
+  const state = deps.session.state;
+  const failure = deps.session.signInFailure;
+  const who =
+    state.kind === "active"
+      ? `signed in as ${deps.session.username}`
+      : failure
+        ? `not signed in yet: ${failure.message}`
+        : `sign-in as ${deps.session.username} not complete yet`;
   return [
     `serving ${tools.length} tools (${tools.join(", ")})${deps.config.readOnly ? " in read-only mode" : ""}`,
-    `repository: ${target}, signed in as ${deps.session.username}`,
+    `repository: ${target}, ${who}`,
     "connect an MCP client to the URL above, or run `npx preservation-mcp tour` to see the tools at work",
   ].join("\n");
 }
@@ -116,5 +136,24 @@ export async function runMcpServer(argv: string[]): Promise<void> {
     process.once("SIGTERM", stop);
     // A stdio client that goes away closes our stdin: that is the end of the conversation.
     if (!config.http.enabled) process.stdin.once("end", stop);
+    watchForOrphaning(stop);
   });
+}
+
+/**
+ * Started by `npm start`, this process is the child of npm's shell. npm forwards SIGTERM to that shell,
+ * and a POSIX `sh` (dash) dies without passing it on, leaving the server running, orphaned, holding its
+ * port. So a server npm started stops when the process that started it is gone (its parent changes).
+ * `exec` in the script would avoid the shell, but breaks `npm start` on Windows.
+ */
+function watchForOrphaning(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      stop();
+    }
+  }, 500);
+  timer.unref();
 }

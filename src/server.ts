@@ -8,7 +8,9 @@ import { type Audience, isToolVisible } from "./guards.js";
 import { registerResources } from "./resources/index.js";
 import { ChallengeRequired, type Session } from "./session.js";
 import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
-import { toUserMessage } from "./tool-errors.js";
+import { SignInFailed } from "./sign-in-failure.js";
+import { startDeadline } from "./tool-deadline.js";
+import { ToolDeadlineExceeded, toUserMessage } from "./tool-errors.js";
 import type { ToolContext } from "./tools/context.js";
 import { type AnyTool, UserInputError } from "./tools/define.js";
 import { ALL_TOOLS } from "./tools/index.js";
@@ -68,13 +70,20 @@ function registerTool(
       const signIn = await completeSignInFromAnswer(ctx, deps.session, () => refreshAudience(deps));
       if (signIn) return signIn;
       const progressToken = ctx.mcpReq._meta?.progressToken;
+      // One overall deadline per call: it aborts the signal every request takes, and stops waiting for
+      // whatever does not take it, so a stalled service cannot hold the call past the client's own limit.
+      // Transfers of whole files are exempt: they report progress instead, and stop when the client cancels.
+      const deadline = startDeadline(
+        tool.transfersFiles ? null : deps.config.toolTimeoutSecs * 1000,
+        ctx.mcpReq.signal,
+      );
       const toolCtx: ToolContext = {
         entity: deps.entity,
         content: deps.content,
         session: deps.session,
         config: deps.config,
         log: deps.log,
-        signal: ctx.mcpReq.signal,
+        signal: deadline.signal,
         signedIn: () => refreshAudience(deps),
         async progress(progress, total, message) {
           if (progressToken === undefined) return;
@@ -91,7 +100,11 @@ function registerTool(
       };
       const started = performance.now();
       try {
-        const answer = await tool.handler(args, toolCtx);
+        const answer = await deadline.run(tool.handler(args, toolCtx));
+        // Signed in late (start-up could not): from now on, server instances show role-gated tools.
+        if (deps.audience.roles === undefined && deps.session.state.kind === "active") {
+          void refreshAudience(deps).catch(() => {});
+        }
         deps.log.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, "tool call");
         return {
           content: [
@@ -100,12 +113,28 @@ function registerTool(
           ],
           structuredContent: answer.structured,
         };
-      } catch (err) {
+      } catch (thrown) {
+        // Past the deadline, whatever the cancelled request threw ("request cancelled") is not the story.
+        const err = deadline.expired
+          ? new ToolDeadlineExceeded(
+              deps.config.toolTimeoutSecs,
+              deps.session.state.kind === "signed-out" ? deps.session.displayUrl : undefined,
+            )
+          : thrown;
         if (err instanceof ChallengeRequired && clientCanElicit(server)) return askForSignInCode(err);
         const message = toUserMessage(err, tool.name);
-        if (isServiceError(err) || err instanceof UserInputError || err instanceof ChallengeRequired) {
+        if (
+          isServiceError(err) ||
+          err instanceof UserInputError ||
+          err instanceof ChallengeRequired ||
+          err instanceof SignInFailed ||
+          err instanceof ToolDeadlineExceeded
+        ) {
           deps.log.warn(
-            { tool: tool.name, err: isServiceError(err) ? err.toJSON() : err.message },
+            {
+              tool: tool.name,
+              err: isServiceError(err) || err instanceof SignInFailed ? err.toJSON() : err.message,
+            },
             "tool call failed",
           );
         } else {
@@ -113,6 +142,8 @@ function registerTool(
           deps.log.error({ tool: tool.name, err }, "tool call failed unexpectedly");
         }
         return { isError: true, content: [{ type: "text" as const, text: message }] };
+      } finally {
+        deadline.dispose();
       }
     },
   );

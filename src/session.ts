@@ -3,6 +3,9 @@ import { AuthApi, type LoginOutcome, type TokenGrant, type TwoFactorOutcome } fr
 import { ServiceError } from "./api/errors.js";
 import { type AuthAttempt, type AuthHook, HttpClient, type HttpClientOptions } from "./api/http.js";
 import { silentLogger } from "./log.js";
+import { displayUrl, type SignInFailed, signInFailure, signInMayRetry } from "./sign-in-failure.js";
+
+export { displayUrl, SignInFailed } from "./sign-in-failure.js";
 
 /**
  * The authenticated session: logs in (with user details, so roles are known from the start), refreshes the
@@ -23,6 +26,13 @@ import { silentLogger } from "./log.js";
  *   old token, because the service revokes it on refresh; a request that still loses is retried once;
  * - with `keepAlive` (default on), a timer refreshes at the same point when idle, so a person who
  *   answered a 2FA prompt is not asked again for the session's lifetime.
+ *
+ * Sign-in failures: a login that meets a connection failure (or a 502/503/504 from a proxy) is tried again
+ * after 0.5, 1 and 2 s; what still fails becomes a `SignInFailed` naming the service and the variable to fix.
+ * The next request simply tries again, once (fixing the network needs no restart, and each call answers
+ * promptly while it is being fixed). Refused credentials are never retried at once, and for a minute after a refusal
+ * requests fail with the same error without asking the service again: a model retrying in a loop must not
+ * lock the account.
  *
  * Secrets (password, tokens, continuation tokens) are held in private fields; `toJSON`, `toString` and
  * `util.inspect` show none of them, and log lines never include them.
@@ -48,6 +58,8 @@ export interface SessionOptions extends SessionCredentials {
   keepAlive?: boolean;
   /** Transport settings (timeouts, retries) for the session's HttpClient. */
   http?: Omit<HttpClientOptions, "baseUrl" | "logger">;
+  /** Waits before each new sign-in attempt after a connection failure (default 0.5, 1, 2 s: four tries). */
+  signInRetryDelaysMs?: readonly number[];
 }
 
 export type ChallengeKind = "email-challenge" | "two-factor" | "two-factor-setup";
@@ -95,6 +107,9 @@ export interface SessionStats {
 }
 
 export const DEFAULT_MAX_SESSION_LIFETIME_MINS = 480;
+export const DEFAULT_SIGN_IN_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000];
+/** After refused credentials, how long requests fail at once instead of trying the same password again. */
+export const REFUSED_SIGN_IN_COOLDOWN_MS = 60_000;
 const TOKEN_HEADER = "Preservica-Access-Token";
 
 /** How much of a token's life must remain when a request goes out (see the module comment). */
@@ -123,6 +138,8 @@ interface Details {
 
 export class Session {
   readonly url: string;
+  /** The service URL as people may see it: no credentials, query string or fragment. */
+  readonly displayUrl: string;
   readonly username: string;
   readonly tenant: string | undefined;
   /** The authenticated transport: every request through it carries a fresh token. */
@@ -135,6 +152,7 @@ export class Session {
   readonly #log: Logger;
   readonly #maxLifetimeMs: number;
   readonly #keepAlive: boolean;
+  readonly #signInRetryDelaysMs: readonly number[];
   readonly #auth: AuthApi;
   /** A client without the auth hook, for the Access Token API itself. */
   readonly #plain: HttpClient;
@@ -148,9 +166,14 @@ export class Session {
   #drainWaiters: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** The last sign-in the service refused (wrong credentials), and when: see REFUSED_SIGN_IN_COOLDOWN_MS. */
+  #refused: { error: SignInFailed; at: number } | undefined;
+  /** Why the last sign-in failed, until one succeeds (for status lines; requests get the error itself). */
+  #lastFailure: SignInFailed | undefined;
 
   constructor(opts: SessionOptions) {
     this.url = opts.url;
+    this.displayUrl = displayUrl(opts.url);
     this.username = opts.username;
     this.tenant = opts.tenant;
     this.#password = opts.password;
@@ -159,6 +182,7 @@ export class Session {
     this.#log = (opts.logger ?? silentLogger).child({ component: "session" });
     this.#maxLifetimeMs = (opts.maxSessionLifetimeMins ?? DEFAULT_MAX_SESSION_LIFETIME_MINS) * 60_000;
     this.#keepAlive = opts.keepAlive ?? true;
+    this.#signInRetryDelaysMs = opts.signInRetryDelaysMs ?? DEFAULT_SIGN_IN_RETRY_DELAYS_MS;
     const logger = opts.logger ?? silentLogger;
     this.http = new HttpClient({ ...opts.http, baseUrl: opts.url, logger });
     this.#plain = new HttpClient({ ...opts.http, baseUrl: opts.url, logger });
@@ -178,13 +202,20 @@ export class Session {
     return { kind: "signed-out" };
   }
 
+  /** Why the last sign-in failed, while no sign-in has succeeded since (undefined otherwise). */
+  get signInFailure(): SignInFailed | undefined {
+    return this.#lastFailure;
+  }
+
   /**
    * Logs in now (a fresh session), e.g. at start-up or to restart a challenge. Throws ChallengeRequired
-   * when a person must act, or a ServiceError (401 for wrong credentials).
+   * when a person must act, or SignInFailed (wrong credentials, unreachable service; its `cause` is the
+   * ServiceError).
    */
   async login(signal?: AbortSignal): Promise<void> {
     await this.#settlePending();
     this.#challenge = undefined;
+    this.#refused = undefined;
     await this.#run(() => this.#login(signal));
   }
 
@@ -304,6 +335,7 @@ export class Session {
       }
       if (this.#challenge) throw this.#challenge.error;
       const now = this.#clock();
+      if (this.#refused && now - this.#refused.at < REFUSED_SIGN_IN_COOLDOWN_MS) throw this.#refused.error;
       const cur = this.#current;
       if (
         cur &&
@@ -391,21 +423,55 @@ export class Session {
 
   async #login(signal?: AbortSignal): Promise<void> {
     this.#current = undefined;
-    const sentAt = this.#clock();
     const params = { username: this.username, password: this.#password, tenant: this.tenant, signal };
-    const outcome = this.#temporaryUser
-      ? await this.#auth.acquireTempUser(params)
-      : await this.#auth.login(params);
-    if (outcome.kind === "token") {
-      this.stats.logins++;
-      this.#accept(outcome.grant, sentAt, true);
-      this.#log.info(
-        { user: outcome.grant.user, tenant: outcome.grant.tenant, expiresInMs: outcome.grant.validForMs },
-        "logged in",
-      );
-      return;
+    // Back-off rides out a blip. A service already found unreachable (after its back-off) gets one attempt
+    // per call: the person is fixing it, and each call should say how things stand without a 3.5 s wait.
+    const delays = this.#lastFailure?.problem === "unreachable" ? [] : this.#signInRetryDelaysMs;
+    for (let retry = 0; ; retry++) {
+      const sentAt = this.#clock();
+      let outcome: LoginOutcome;
+      try {
+        outcome = this.#temporaryUser
+          ? await this.#auth.acquireTempUser(params)
+          : await this.#auth.login(params);
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        const delay = delays[retry];
+        if (delay !== undefined && signInMayRetry(err) && !signal?.aborted && !this.#closed) {
+          this.#log.warn(
+            { error: err.toJSON(), attempt: retry + 1, delayMs: delay },
+            "sign-in failed to reach the service; trying again",
+          );
+          if (await pause(delay, signal)) continue;
+        }
+        throw this.#signInFailed(err);
+      }
+      if (outcome.kind === "token") {
+        this.stats.logins++;
+        this.#refused = undefined;
+        this.#lastFailure = undefined;
+        this.#accept(outcome.grant, sentAt, true);
+        this.#log.info(
+          { user: outcome.grant.user, tenant: outcome.grant.tenant, expiresInMs: outcome.grant.validForMs },
+          "logged in",
+        );
+        return;
+      }
+      throw this.#needPerson(outcome);
     }
-    throw this.#needPerson(outcome);
+  }
+
+  /** Records a failed sign-in and turns it into the error every waiting request gets. */
+  #signInFailed(err: ServiceError): SignInFailed {
+    const failure = signInFailure(err, {
+      url: this.displayUrl,
+      username: this.username,
+      tenant: this.tenant,
+    });
+    this.#lastFailure = failure;
+    if (failure.problem === "credentials-refused") this.#refused = { error: failure, at: this.#clock() };
+    this.#log.warn({ problem: failure.problem, error: err.toJSON() }, "sign-in failed");
+    return failure;
   }
 
   #needPerson(outcome: Exclude<LoginOutcome, { kind: "token" }>): ChallengeRequired {
@@ -517,4 +583,19 @@ export class Session {
       },
     };
   }
+}
+
+/** Waits `ms`; false when `signal` aborts first. (Not unref'd: at start-up this wait may be all that runs.) */
+function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(ok);
+    };
+    const onAbort = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }

@@ -1,7 +1,24 @@
 import { z } from "zod";
-import { ForeignUrlError, isServiceError } from "./api/errors.js";
+import { ForeignUrlError, isServiceError, retryAdvice, UnexpectedResponseError } from "./api/errors.js";
 import { ChallengeRequired } from "./session.js";
+import { SignInFailed } from "./sign-in-failure.js";
 import { UserInputError } from "./tools/define.js";
+
+/** The overall deadline of one tool call (PRESERVATION_TOOL_TIMEOUT_SECS) passed; see server.ts. */
+export class ToolDeadlineExceeded extends Error {
+  override readonly name = "ToolDeadlineExceeded";
+  constructor(
+    readonly seconds: number,
+    /** Display URL of the service when the call was still waiting for a sign-in. */
+    readonly signingInTo?: string,
+  ) {
+    super(
+      signingInTo
+        ? `Signing in to the repository service at ${signingInTo} did not finish within ${seconds} s (PRESERVATION_TOOL_TIMEOUT_SECS); check PRESERVATION_URL and that the service is reachable, then try again.`
+        : `The repository service did not answer within ${seconds} s (PRESERVATION_TOOL_TIMEOUT_SECS); try again or narrow the request.`,
+    );
+  }
+}
 
 /**
  * The one place a thrown error becomes what the model reads: one short, actionable sentence, never a stack
@@ -9,6 +26,8 @@ import { UserInputError } from "./tools/define.js";
  */
 export function toUserMessage(err: unknown, tool: string): string {
   if (err instanceof UserInputError) return err.message;
+  // Both are written for the person already: the service, the variable to fix, what happens next.
+  if (err instanceof SignInFailed || err instanceof ToolDeadlineExceeded) return err.message;
   if (err instanceof ChallengeRequired) {
     return `Sign-in is not complete: ${err.prompt} Then call \`complete_sign_in\` with the code.`;
   }
@@ -21,6 +40,8 @@ export function toUserMessage(err: unknown, tool: string): string {
   if (isServiceError(err)) {
     const said = err.serviceMessage ? ` The service said: "${err.serviceMessage}".` : "";
     switch (true) {
+      case err instanceof UnexpectedResponseError && err.detail !== undefined:
+        return `The service's reply could not be read (${err.operation}): ${err.detail}.`;
       case err.status === 0:
         return `The repository service did not answer (${err.operation}); check that it is running and reachable, then retry.`;
       case err.status === 400:
@@ -32,7 +53,7 @@ export function toUserMessage(err: unknown, tool: string): string {
       case err.status === 404:
         return `Not found: check the reference; find items with \`search\` or \`browse\`.`;
       case err.status === 429 || err.status >= 500:
-        return `The service is busy or failing (HTTP ${err.status}, ${err.operation}) even after retries; try again shortly.${said}`;
+        return `The service is busy or failing (HTTP ${err.status}, ${err.operation})${retryAdvice(err)}.${said}`;
       default:
         return `The service answered HTTP ${err.status} (${err.operation}).${said}`;
     }

@@ -115,7 +115,17 @@ function textOf(content: unknown): string {
 
 /** Runs the tour; resolves to the exit code (1 when a step failed, so a broken build cannot pass quietly). */
 export async function runTour(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const write = (s = "") => process.stdout.write(`${s}\n`);
+  // `tour | head -2` closes the pipe early: stop the tour quietly rather than die of EPIPE (as the
+  // repository service does), and still close the runtime on the way out. The listener stays: a write
+  // already under way may report its EPIPE after the tour has returned.
+  let readerGone = false;
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    readerGone = true;
+  });
+  const write = (s = "") => {
+    if (!readerGone) process.stdout.write(`${s}\n`);
+  };
   // The narration is the output; the server's own log stays quiet unless asked for.
   const runtime = await prepareRuntime(argv, {
     ...env,
@@ -139,6 +149,7 @@ export async function runTour(argv: string[], env: NodeJS.ProcessEnv = process.e
     const state: TourState = {};
     let n = 0;
     for (const step of SCRIPT) {
+      if (readerGone) break;
       if (step.tool) {
         const args = step.tool.args(state);
         if (!tools.has(step.tool.name) || !args) continue;

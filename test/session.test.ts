@@ -9,7 +9,13 @@ import { revokeToken } from "../repository/store/tokens.js";
 import { totp } from "../repository/totp.js";
 import { ServiceError } from "../src/api/errors.js";
 import { createLogger } from "../src/log.js";
-import { ChallengeRequired, refreshMargin, Session, type SessionOptions } from "../src/session.js";
+import {
+  ChallengeRequired,
+  refreshMargin,
+  Session,
+  type SessionOptions,
+  SignInFailed,
+} from "../src/session.js";
 import { DEMO_USERS, startTestRepository } from "./helpers/repository.js";
 
 /** Everything the session logged, as text, so tests can search it for secrets. */
@@ -86,19 +92,30 @@ describe("Session against the repository service", () => {
     expect(session.stats).toMatchObject({ logins: 1, refreshes: 0 });
   });
 
-  it("reports wrong credentials as a 401 ServiceError that does not contain the password", async () => {
+  it("reports wrong credentials as SignInFailed (cause: the 401) that does not contain the password", async () => {
     const session = open(repo, { password: "not-the-password-xyz" });
     const err = await session.login().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(ServiceError);
-    const e = err as ServiceError;
+    expect(err).toBeInstanceOf(SignInFailed);
+    const failed = err as SignInFailed;
+    expect(failed.problem).toBe("credentials-refused");
+    const e = failed.cause;
+    expect(e).toBeInstanceOf(ServiceError);
     expect(e.status).toBe(401);
     expect(e.operation).toBe("auth.login");
     expect(e.serviceMessage).toMatch(/invalid/i);
-    for (const text of [e.message, JSON.stringify(e), inspect(e), String(e.stack)]) {
+    for (const text of [
+      failed.message,
+      JSON.stringify(failed),
+      inspect(failed),
+      e.message,
+      JSON.stringify(e),
+      inspect(e),
+      String(e.stack),
+    ]) {
       expect(text).not.toContain("not-the-password-xyz");
     }
     // Requests share the failure instead of retrying the login in a loop.
-    await expect(details(session)).rejects.toMatchObject({ status: 401 });
+    await expect(details(session)).rejects.toMatchObject({ problem: "credentials-refused" });
   });
 
   it("shares one refresh between concurrent requests when the token nears expiry", async () => {

@@ -117,6 +117,8 @@ export interface ServiceErrorInit {
   /** From Retry-After, when the service sent one. */
   retryAfterMs?: number;
   attempts?: number;
+  /** The connection failed after a reply began (cut off mid-body): a network failure with a status. */
+  network?: boolean;
 }
 
 export class ServiceError extends Error {
@@ -127,8 +129,12 @@ export class ServiceError extends Error {
   /** Redacted: safe to log. */
   readonly path: string;
   readonly serviceMessage: string | undefined;
+  /** What was wrong when the service gave no message of its own ("the reply was cut off"). */
+  readonly detail: string | undefined;
   readonly retryAfterMs: number | undefined;
+  /** Attempts made, including the first: 1 means the request was not retried. */
   readonly attempts: number;
+  readonly #network: boolean;
 
   constructor(init: ServiceErrorInit) {
     const path = redactPath(init.path);
@@ -142,12 +148,15 @@ export class ServiceError extends Error {
     this.method = init.method;
     this.path = path;
     this.serviceMessage = init.serviceMessage;
+    this.detail = init.detail;
+    this.#network = init.network ?? false;
     this.retryAfterMs = init.retryAfterMs;
     this.attempts = init.attempts ?? 1;
   }
 
+  /** No reply, or a reply cut off by the connection. */
   get isNetworkError(): boolean {
-    return this.status === 0;
+    return this.status === 0 || this.#network;
   }
   get isNotFound(): boolean {
     return this.status === 404;
@@ -159,24 +168,34 @@ export class ServiceError extends Error {
     return this.status === 403;
   }
 
-  /** Structured form for logs and structured tool errors; carries no body, header or secret. */
+  /**
+   * Structured form for logs and structured tool errors; carries no body, header or secret. pino treats
+   * any object with a `message` as an error and logs `stack: ""` when there is none, so the stack (whose
+   * first line is the already-redacted message) is kept, and the cause gets a one-line stack of its own.
+   */
   toJSON() {
-    const cause = this.cause as { code?: unknown; message?: unknown } | undefined;
+    const cause = this.cause as { code?: unknown; message?: unknown; name?: unknown } | undefined;
+    const causeMessage = typeof cause?.message === "string" ? redactPath(cause.message) : undefined;
+    const causeName = typeof cause?.name === "string" ? cause.name : "Error";
     return {
       name: this.name,
       message: this.message,
+      ...(this.stack ? { stack: this.stack } : {}),
       status: this.status,
       operation: this.operation,
       method: this.method,
       path: this.path,
       ...(this.serviceMessage ? { serviceMessage: this.serviceMessage } : {}),
+      ...(this.detail ? { detail: this.detail } : {}),
       ...(this.retryAfterMs !== undefined ? { retryAfterMs: this.retryAfterMs } : {}),
       attempts: this.attempts,
       ...(cause
         ? {
             cause: {
               ...(typeof cause.code === "string" ? { code: cause.code } : {}),
-              ...(typeof cause.message === "string" ? { message: redactPath(cause.message) } : {}),
+              ...(causeMessage !== undefined
+                ? { message: causeMessage, stack: `${causeName}: ${causeMessage}` }
+                : {}),
             },
           }
         : {}),
@@ -184,16 +203,22 @@ export class ServiceError extends Error {
   }
 }
 
-/** A URL from a reply (e.g. Paging/Next) that points away from the configured service: never followed. */
+/**
+ * A URL (e.g. a reply's Paging/Next) that points outside the configured service's API: never requested,
+ * since every request carries the access token.
+ */
 export class ForeignUrlError extends Error {
   override readonly name = "ForeignUrlError";
   constructor(
     readonly url: string,
-    readonly expectedOrigin: string,
+    /** Where followed URLs must lead, e.g. "https://host/preservica/api/". */
+    readonly expected: string,
+    /** Why it was refused, e.g. "another host", "outside the API's path". */
+    readonly reason = "not on the configured service",
   ) {
     super(
-      `Refusing to follow ${redactPath(url)}: it is not on the configured service (${expectedOrigin}); ` +
-        "only links back to the same service are followed",
+      `Refusing to follow ${redactPath(url)}: ${reason}; only URLs under ${expected} are requested ` +
+        "(they carry the access token)",
     );
   }
 }
@@ -201,6 +226,27 @@ export class ForeignUrlError extends Error {
 /** A reply the client cannot read as what the operation promised (e.g. an entity with no Ref). */
 export class UnexpectedResponseError extends ServiceError {
   override readonly name: string = "UnexpectedResponseError";
+}
+
+function duration(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 90) return `${s} s`;
+  const min = Math.round(s / 60);
+  return min < 90 ? `${min} min` : `${Math.round(min / 60)} h`;
+}
+
+/**
+ * When to try a failed request again, saying only what happened: "after 3 attempts" only when the client
+ * did retry, and the service's own Retry-After (when it was too long to wait for, or retries ran out) as a
+ * time. Starts with "; " or is empty, for the end of a sentence.
+ */
+export function retryAdvice(err: ServiceError, now = Date.now()): string {
+  const tried = err.attempts > 1 ? ` after ${err.attempts} attempts` : "";
+  if (err.retryAfterMs !== undefined && err.retryAfterMs > 0) {
+    const at = new Date(now + err.retryAfterMs).toISOString().slice(11, 16);
+    return `${tried}; the service asks to wait: try again in ${duration(err.retryAfterMs)} (after ${at} UTC)`;
+  }
+  return `${tried}; try again shortly`;
 }
 
 export function isServiceError(e: unknown): e is ServiceError {

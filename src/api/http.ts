@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { type Dispatcher, Pool } from "undici";
 import { silentLogger } from "../log.js";
 import { ForeignUrlError, ServiceError, serviceMessageFrom, UnexpectedResponseError } from "./errors.js";
-import { parseXml, type XmlElement, XmlParseError } from "./xml.js";
+import { parseXml, XmlParseError } from "./xml.js";
 
 /**
  * The only transport of the API layer: one undici pool per service origin with keep-alive and timeouts,
@@ -43,6 +43,8 @@ export interface RequestOptions {
   /** "auto" parses by content type; "stream" hands back the body unread (downloads). */
   responseType?: ResponseType;
   signal?: AbortSignal;
+  /** Largest reply read into memory and parsed; defaults to the client's (MAX_PARSED_BODY). Not for "stream". */
+  maxBodyBytes?: number;
   /** Set false for requests that carry no access token (login, refresh). */
   auth?: boolean;
   /** Error statuses handed back as responses instead of thrown (e.g. 401 from login, read for its body). */
@@ -99,6 +101,8 @@ export interface HttpClientOptions {
   keepAliveTimeoutMs?: number;
   retry?: RetryOptions;
   userAgent?: string;
+  /** Largest XML, JSON or text reply read and parsed (default MAX_PARSED_BODY); streams are not limited. */
+  maxBodyBytes?: number;
   logger?: Pick<Logger, "debug" | "info" | "warn" | "error">;
   /** Injectable for tests of the back-off itself; defaults to setTimeout. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -116,7 +120,19 @@ const RETRYABLE_CODES = new Set([
   "EAI_AGAIN",
 ]);
 const IDEMPOTENT_METHODS = new Set<HttpMethod>(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"]);
+/** Failures while a reply's body arrives that another attempt may not meet (the connection dropped). */
+const RETRYABLE_BODY_CODES = new Set([
+  ...RETRYABLE_CODES,
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+  "ERR_STREAM_PREMATURE_CLOSE",
+]);
 const MAX_ERROR_BODY = 64 * 1024;
+/**
+ * The largest XML, JSON or text reply read into memory and parsed: 8 MiB. Parsing is synchronous, and an
+ * 8.8 MB listing held the event loop for seconds; a page of a listing is far smaller than this. Beyond
+ * it the request fails with a clear error. Streamed bodies (downloads) are not limited.
+ */
+export const MAX_PARSED_BODY = 8 * 1024 * 1024;
 const DEFAULT_ACCEPT = "application/xml, application/json;q=0.9, text/plain;q=0.8, */*;q=0.5";
 export const USER_AGENT = "preservation-mcp/0.1";
 
@@ -187,11 +203,201 @@ async function readLimited(body: Readable, limit: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
 
+/** A reply longer than the client reads into memory. */
+class ReplyTooLarge extends Error {}
+
+/** The connection failed while the body arrived, after `received` bytes. */
+class BodyCutOff extends Error {
+  constructor(
+    readonly received: number,
+    cause: unknown,
+  ) {
+    super("reply cut off", { cause });
+  }
+}
+
+/** Drops a body unread; undici reports that as an error event, which nobody else listens to here. */
+function discard(body: Readable) {
+  body.on("error", () => {});
+  body.destroy();
+}
+
+/**
+ * Reads a whole reply body, at most `limit` bytes: a declared Content-Length beyond it is refused before
+ * reading, and an undeclared one as soon as it passes the limit (the connection is dropped).
+ */
+async function readCapped(body: Readable, declared: string | undefined, limit: number): Promise<Buffer> {
+  if (declared !== undefined && Number(declared) > limit) {
+    discard(body);
+    throw new ReplyTooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const b = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+      size += b.length;
+      if (size > limit) {
+        discard(body);
+        throw new ReplyTooLarge();
+      }
+      chunks.push(b);
+    }
+  } catch (err) {
+    if (err instanceof ReplyTooLarge) throw err;
+    throw new BodyCutOff(size, err);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function formatBytes(n: number): string {
+  return n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
+}
+
+function tooLargeDetail(limit: number): string {
+  return `the reply is larger than ${formatBytes(limit)}, more than this client reads at once; ask for less (a smaller page or a narrower query)`;
+}
+
+function cutOffDetail(cut: BodyCutOff, bodyTimeoutMs: number): string {
+  const cause = cut.cause as { code?: string; message?: string } | undefined;
+  if (cause?.code === "UND_ERR_BODY_TIMEOUT")
+    return `the reply stopped arriving after ${cut.received} bytes (nothing for ${Math.round(bodyTimeoutMs / 1000)} s)`;
+  return `the reply was cut off after ${cut.received} bytes: the connection closed (${cause?.code || cause?.message || "unknown error"})`;
+}
+
+const HTML_START = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b/i;
+
+/** What an HTML page answered with 2xx is, for the message: its title, if any. */
+function htmlDetail(text: string, expected: string): string {
+  const title = text
+    .match(/<title[^>]*>([^<]{1,120})<\/title>/i)?.[1]
+    ?.replace(/\s+/g, " ")
+    .trim();
+  return (
+    `the reply was not ${expected} but an HTML page${title ? ` ("${title}")` : ""}: ` +
+    "is PRESERVATION_URL the API's base URL (not a sign-in or web page)?"
+  );
+}
+
+/** Why an XML document did not parse: cut off (no end tag for the root) or otherwise broken. */
+function xmlDetail(text: string, err: unknown): string {
+  if (!text.trim()) return "the reply was empty where an XML document was expected";
+  const body = text.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>/gi, "").trim();
+  const root = body.match(/^<([A-Za-z_][\w.:-]*)/)?.[1];
+  const closed =
+    root !== undefined &&
+    (new RegExp(`</${root.replace(/[.]/g, "\\.")}\\s*>$`).test(body) || /^<[^>]*\/>$/.test(body));
+  if (root && !closed)
+    return `the reply was cut off: the XML document ends before its root element <${root}> closes (${Buffer.byteLength(text)} bytes)`;
+  const why = err instanceof XmlParseError ? err.message : "parse error";
+  return `the reply is not readable XML (${why})`;
+}
+
 function isXmlType(type: string) {
   return /[/+]xml\b/.test(type);
 }
 function isJsonType(type: string) {
   return /[/+]json\b/.test(type);
+}
+
+/** What the caller asked for, for messages: "XML", "JSON" or "XML or JSON". */
+function expectedFormat(accept: string | undefined): string {
+  const a = (accept ?? DEFAULT_ACCEPT).toLowerCase();
+  const xml = /[/+]xml/.test(a);
+  const json = /[/+]json/.test(a);
+  return xml && json ? "XML or JSON" : json ? "JSON" : xml ? "XML" : "what was asked for";
+}
+
+/**
+ * Turns a complete body into the reply the caller asked for: XML parsed, JSON parsed, text, or bytes.
+ * Anything unreadable is refused with what was wrong (an HTML page, a cut-off document, broken JSON).
+ */
+function decodeReply<T>(
+  buf: Buffer,
+  status: number,
+  headers: Record<string, string>,
+  req: RequestOptions,
+  unreadable: (detail: string, cause?: unknown) => Error,
+): HttpResponse<T> {
+  const type = (headers["content-type"] ?? "").toLowerCase();
+  const responseType = req.responseType ?? "auto";
+  const reply = (data: unknown, text?: string) =>
+    ({ status, headers, data, ...(text !== undefined ? { text } : {}) }) as HttpResponse<T>;
+  if (responseType === "buffer") return reply(buf);
+  const text = buf.toString("utf8");
+  if (responseType === "text") return reply(text, text);
+  const wantsHtml = /html/i.test(req.accept ?? "");
+  if (!wantsHtml && (type.includes("html") || (!isJsonType(type) && HTML_START.test(text.slice(0, 1024)))))
+    throw unreadable(htmlDetail(text, expectedFormat(req.accept)));
+  if (isXmlType(type) || (!type && text.trimStart().startsWith("<"))) {
+    try {
+      return reply(parseXml(text), text);
+    } catch (err) {
+      throw unreadable(xmlDetail(text, err), err);
+    }
+  }
+  if (isJsonType(type)) {
+    if (!text.trim()) return reply(undefined, text);
+    try {
+      return reply(JSON.parse(text), text);
+    } catch (err) {
+      const cut = /end of (?:JSON )?input|Unterminated/i.test((err as Error).message);
+      throw unreadable(
+        cut
+          ? `the reply was cut off: the JSON document ends early (${buf.length} bytes)`
+          : `the reply is not readable JSON (${(err as Error).message.slice(0, 120)})`,
+        err,
+      );
+    }
+  }
+  if (type.startsWith("text/") || !type) return reply(text, text);
+  return reply(buf);
+}
+
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+/** Encoded slashes and backslashes (also double-encoded, and double-encoded dots), which some servers and
+ * proxies decode before routing: a path holding one could lead elsewhere than it reads. */
+const ENCODED_SEPARATOR = /%(?:2f|5c)|%25(?:2e|2f|5c)/i;
+
+/**
+ * Where a request may go: a path ("/api/entity/...", under the base URL's path) or an absolute URL from a
+ * reply (Paging/Next, fragment links). Every request carries the access token, so the target must be on
+ * the configured service *and* under its API: same scheme, host and port, and after normalisation (dot
+ * segments resolved, percent-encoded dots included, backslashes read as slashes, as servers do) a path
+ * under `{basePath}/api/`. A base URL with a path (https://host/preservica) shares its host with other
+ * applications; `/preservica/../other-app/` or `http:/host/...` must not reach them. Throws ForeignUrlError.
+ */
+export function resolveServiceTarget(
+  base: { origin: string; basePath: string },
+  pathOrUrl: string,
+): { path: string; url: string } {
+  const apiRoot = `${base.basePath}/api/`;
+  const refuse = (reason: string) => new ForeignUrlError(pathOrUrl, base.origin + apiRoot, reason);
+  let u: URL;
+  if (SCHEME.test(pathOrUrl)) {
+    // "http:/host/x" and "http:host/x" are read relative to the base by URL parsers: refuse, do not guess
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(pathOrUrl)) throw refuse("not a full URL (scheme://host/path)");
+    try {
+      u = new URL(pathOrUrl);
+    } catch {
+      throw refuse("not a valid URL");
+    }
+  } else if (pathOrUrl.startsWith("/")) {
+    const networkPath = /^[/\\]{2}/.test(pathOrUrl); // "//host/x": another host
+    try {
+      u = new URL(networkPath ? pathOrUrl : base.origin + base.basePath + pathOrUrl, base.origin);
+    } catch {
+      throw refuse("not a valid path");
+    }
+  } else {
+    throw new TypeError(`Request paths start with "/": ${pathOrUrl}`);
+  }
+  if (u.origin !== base.origin) throw refuse("another scheme, host or port");
+  if (u.username || u.password) throw refuse("it carries credentials");
+  if (ENCODED_SEPARATOR.test(u.pathname)) throw refuse("its path holds an encoded slash or dot");
+  if (!u.pathname.startsWith(apiRoot)) throw refuse("outside the service's API");
+  const path = u.pathname + u.search;
+  return { path, url: u.origin + path };
 }
 
 export class HttpClient {
@@ -206,6 +412,7 @@ export class HttpClient {
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
   private authHook: AuthHook | undefined;
+  private readonly maxBodyBytes: number;
 
   constructor(opts: HttpClientOptions) {
     let base: URL;
@@ -234,6 +441,7 @@ export class HttpClient {
     this.log = opts.logger ?? silentLogger;
     this.sleep = opts.sleep ?? defaultSleep;
     this.random = opts.random ?? Math.random;
+    this.maxBodyBytes = opts.maxBodyBytes ?? MAX_PARSED_BODY;
     this.pool = new Pool(this.origin, {
       connections: opts.connections ?? 8,
       keepAliveTimeout: opts.keepAliveTimeoutMs ?? 10_000,
@@ -250,24 +458,11 @@ export class HttpClient {
   }
 
   /**
-   * Resolves a path or a URL from a reply to a request target on this service. Absolute URLs (Paging/Next,
-   * fragment links) must be on the configured origin: a crafted reply cannot send our token elsewhere.
+   * Resolves a path or a URL from a reply to a request target under this service's API: see
+   * resolveServiceTarget. A crafted reply cannot send our token to another host or application.
    */
   resolve(pathOrUrl: string): { path: string; url: string } {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(pathOrUrl) || pathOrUrl.startsWith("//")) {
-      let u: URL;
-      try {
-        u = new URL(pathOrUrl, this.origin);
-      } catch {
-        throw new ForeignUrlError(pathOrUrl, this.origin);
-      }
-      if (u.origin !== this.origin || u.username || u.password)
-        throw new ForeignUrlError(pathOrUrl, this.origin);
-      return { path: u.pathname + u.search, url: u.origin + u.pathname + u.search };
-    }
-    if (!pathOrUrl.startsWith("/")) throw new TypeError(`Request paths start with "/": ${pathOrUrl}`);
-    const path = this.basePath + pathOrUrl;
-    return { path, url: this.origin + path };
+    return resolveServiceTarget({ origin: this.origin, basePath: this.basePath }, pathOrUrl);
   }
 
   async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
@@ -388,10 +583,57 @@ export class HttpClient {
         });
       }
 
-      return (await this.readBody<T>(res, resHeaders, req, fail, attempt)) as HttpResponse<T>;
+      const responseType = req.responseType ?? "auto";
+      if (responseType === "stream") return { status, headers: resHeaders, data: res.body as T };
+      if (status === 204 || status === 205 || status === 304 || method === "HEAD") {
+        await res.body.dump().catch(() => {});
+        return { status, headers: resHeaders, data: undefined as T };
+      }
+      const unreadable = (detail: string, cause?: unknown, network = false) =>
+        new UnexpectedResponseError({
+          status,
+          operation: req.operation,
+          method,
+          path,
+          detail,
+          cause,
+          attempts: attempt,
+          network,
+        });
+      const limit = req.maxBodyBytes ?? this.maxBodyBytes;
+      let buf: Buffer;
+      try {
+        // Inside the loop: a connection that drops while the body arrives is retried like one that
+        // drops before the headers.
+        buf = await readCapped(res.body, resHeaders["content-length"], limit);
+      } catch (err) {
+        if (err instanceof ReplyTooLarge) throw unreadable(tooLargeDetail(limit));
+        if (req.signal?.aborted)
+          throw fail({ status: 0, detail: "request cancelled", cause: err, attempts: attempt });
+        const cut = err instanceof BodyCutOff ? err : new BodyCutOff(0, err);
+        const code = (cut.cause as { code?: string } | undefined)?.code ?? "";
+        if (mayRetry && RETRYABLE_BODY_CODES.has(code) && attempt < this.retry.attempts) {
+          const delay = this.backoff(attempt);
+          this.log.warn(
+            {
+              operation: req.operation,
+              method,
+              status,
+              code,
+              received: cut.received,
+              attempt,
+              delayMs: delay,
+            },
+            "reply cut off; retrying",
+          );
+          await this.pause(delay, req.signal, fail, attempt);
+          continue;
+        }
+        throw unreadable(cutOffDetail(cut, this.opts.bodyTimeoutMs), cut.cause, true);
+      }
+      return decodeReply<T>(buf, status, resHeaders, req, unreadable);
     }
   }
-
   /** Exponential back-off with jitter: base·2^(n-1), capped, scaled by a random 50–100 %. */
   private backoff(attempt: number): number {
     const exp = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
@@ -409,59 +651,6 @@ export class HttpClient {
     } catch (err) {
       throw fail({ status: 0, detail: "request cancelled", cause: err, attempts: attempt });
     }
-  }
-
-  private async readBody<T>(
-    res: Dispatcher.ResponseData,
-    headers: Record<string, string>,
-    req: RequestOptions,
-    fail: (init: { status: number; detail: string; cause?: unknown; attempts: number }) => ServiceError,
-    attempt: number,
-  ): Promise<HttpResponse<T | XmlElement | string | Buffer | Readable | undefined>> {
-    const status = res.statusCode;
-    const type = (headers["content-type"] ?? "").toLowerCase();
-    const responseType = req.responseType ?? "auto";
-    if (responseType === "stream") return { status, headers, data: res.body };
-    if (status === 204 || status === 205 || status === 304 || req.method === "HEAD") {
-      await res.body.dump().catch(() => {});
-      return { status, headers, data: undefined };
-    }
-    let buf: Buffer;
-    try {
-      buf = Buffer.from(await res.body.arrayBuffer());
-    } catch (err) {
-      throw fail({ status: 0, detail: "the reply was cut off", cause: err, attempts: attempt });
-    }
-    if (responseType === "buffer") return { status, headers, data: buf };
-    const text = buf.toString("utf8");
-    if (responseType === "text") return { status, headers, data: text, text };
-    const unreadable = (detail: string, cause: unknown) =>
-      new UnexpectedResponseError({
-        status,
-        operation: req.operation,
-        method: req.method ?? "GET",
-        path: req.path,
-        detail,
-        cause,
-      });
-    if (isXmlType(type) || (!type && text.trimStart().startsWith("<"))) {
-      try {
-        return { status, headers, data: parseXml(text), text };
-      } catch (err) {
-        const why = err instanceof XmlParseError ? err.message : "parse error";
-        throw unreadable(`the reply is not readable XML (${why})`, err);
-      }
-    }
-    if (isJsonType(type)) {
-      if (!text.trim()) return { status, headers, data: undefined, text };
-      try {
-        return { status, headers, data: JSON.parse(text) as T, text };
-      } catch (err) {
-        throw unreadable("the reply is not readable JSON", err);
-      }
-    }
-    if (type.startsWith("text/") || !type) return { status, headers, data: text, text };
-    return { status, headers, data: buf };
   }
 
   async close(): Promise<void> {

@@ -47,6 +47,12 @@ export interface ToolDefinition<
   requiredRoles?: readonly string[];
   /** A capability the person must have switched on in the configuration (e.g. a download folder). */
   requires?: Feature;
+  /**
+   * Moves whole files (downloads, later uploads): exempt from the per-call deadline
+   * (PRESERVATION_TOOL_TIMEOUT_SECS), since a large file may rightly take longer; it reports progress
+   * and stops when the client cancels.
+   */
+  transfersFiles?: boolean;
   inputSchema: I;
   outputSchema: O;
   annotations: ToolHints;

@@ -24,8 +24,10 @@ const whoami = defineTool({
   async handler(_args, ctx: ToolContext) {
     const me = await ctx.session.whoAmI(ctx.signal);
     const { sessionStartedAt: _started, ...rest } = me;
-    const structured = { ...rest, service: ctx.session.url };
-    const text = `${me.fullName ? `${me.fullName} (${me.user})` : me.user}${me.tenant ? `, tenant ${me.tenant}` : ""}; roles: ${me.roles.join(", ") || "none"}; token valid until ${me.tokenExpiresAt}; service ${ctx.session.url}`;
+    // The display form: a URL may carry credentials or a query string that no answer should repeat.
+    const service = ctx.session.displayUrl;
+    const structured = { ...rest, service };
+    const text = `${me.fullName ? `${me.fullName} (${me.user})` : me.user}${me.tenant ? `, tenant ${me.tenant}` : ""}; roles: ${me.roles.join(", ") || "none"}; token valid until ${me.tokenExpiresAt}; service ${service}`;
     return { structured, text };
   },
 });

@@ -151,7 +151,7 @@ describe("transport against the repository service", () => {
   it("fails with status 0 when nothing listens, after bounded retries", async () => {
     const dead = new HttpClient({ baseUrl: "http://127.0.0.1:9", retry: { baseDelayMs: 5 } });
     const err = (await dead
-      .request({ path: "/x", operation: "probe" })
+      .request({ path: "/api/x", operation: "probe" })
       .catch((e: unknown) => e)) as ServiceError;
     expect(err.status).toBe(0);
     expect(err.attempts).toBe(3);

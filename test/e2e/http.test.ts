@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { startTestRepository } from "../helpers/repository.js";
@@ -25,13 +26,13 @@ const INITIALIZE = {
   params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 };
 
-/** A raw POST to /mcp with chosen headers (node:http, so Host can be set too). */
+/** A raw POST to /mcp with chosen headers (node:http, so Host can be set too; IPv6 brackets are URL-only). */
 function post(url: string, headers: Record<string, string>, body: unknown = INITIALIZE) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const u = new URL(url);
     const req = request(
       {
-        host: u.hostname,
+        host: u.hostname.replace(/^\[(.*)\]$/, "$1"),
         port: u.port,
         path: u.pathname,
         method: "POST",
@@ -53,6 +54,16 @@ function post(url: string, headers: Record<string, string>, body: unknown = INIT
     req.end(JSON.stringify(body));
   });
 }
+
+/** Whether this machine can listen on the IPv6 loopback (containers without IPv6 cannot). */
+function canListenOn(host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once("error", () => resolve(false));
+    s.listen(0, host, () => s.close(() => resolve(true)));
+  });
+}
+const ipv6 = await canListenOn("::1");
 
 let repo: RunningRepository;
 beforeAll(async () => {
@@ -110,6 +121,37 @@ describe("Streamable HTTP on loopback", () => {
   });
 });
 
+describe.skipIf(!ipv6)(
+  "Streamable HTTP on the IPv6 loopback (skipped: this machine cannot listen on ::1)",
+  () => {
+    // The URL spelling `[::1]` is what a user copies from a banner; config already calls it loopback.
+    it.each(["[::1]", "::1"])(
+      "--host %s serves a client at http://[::1]:port/mcp, Host/Origin checked",
+      async (h) => {
+        const server = await startHttp(["--host", h], childEnv(remoteEnv(repo.url)));
+        try {
+          const port = new URL(server.url).port;
+          expect(server.url).toBe(`http://[::1]:${port}/mcp`);
+          const client = await connectHttp("v2", server.url);
+          try {
+            expect((await client.call("whoami")).structured).toMatchObject({ user: "curator" });
+          } finally {
+            await client.close();
+          }
+          for (const name of ["[::1]", "localhost", "127.0.0.1"]) {
+            const res = await post(server.url, { host: `${name}:${port}`, origin: `http://${name}:${port}` });
+            expect(res.status, name).toBe(200);
+          }
+          expect((await post(server.url, { host: "evil.example" })).status).toBe(403);
+          expect((await post(server.url, { origin: "http://evil.example" })).status).toBe(403);
+        } finally {
+          expect(await server.stop()).toBe(0);
+        }
+      },
+    );
+  },
+);
+
 describe("Streamable HTTP on a public interface", () => {
   it("will not start on 0.0.0.0 without PRESERVATION_HTTP_TOKEN: one stderr line naming it, exit 2", async () => {
     const cli = spawnCli(["--http", "--host", "0.0.0.0", "--port", "0"], childEnv(remoteEnv(repo.url)));
@@ -133,6 +175,8 @@ describe("Streamable HTTP on a public interface", () => {
       expect(bare.body).toMatch(/PRESERVATION_HTTP_TOKEN/);
       const wrong = await post(url, { authorization: `Bearer ${token.replace(/.$/, "x")}` });
       expect(wrong.status).toBe(401);
+      // The refusal answers the request it refuses (id 1), not id null.
+      expect(JSON.parse(wrong.body)).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -401 } });
       for (const era of ["v2", "v1"] as const) {
         const client = await connectHttp(era, url, { authorization: `Bearer ${token}` });
         try {

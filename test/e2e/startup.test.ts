@@ -21,6 +21,15 @@ describe("a bad configuration value", () => {
       env: { PRESERVATION_URL: "http://127.0.0.1:9", PRESERVATION_USERNAME: "someone" },
       names: "PRESERVATION_PASSWORD",
     },
+    { env: { PRESERVATION_TOOL_TIMEOUT_SECS: "soon" }, names: "PRESERVATION_TOOL_TIMEOUT_SECS" },
+    {
+      env: {
+        PRESERVATION_URL: "http://someone:hunter2@127.0.0.1:9",
+        PRESERVATION_USERNAME: "someone",
+        PRESERVATION_PASSWORD: "hunter2",
+      },
+      names: "PRESERVATION_URL",
+    },
   ])("$names: one stderr line naming it, exit code 2, nothing on stdout", async ({ env, names }) => {
     const cli = spawnCli([], childEnv({ PRESERVATION_DATA_DIR: data.dir, ...env }));
     cli.child.stdin?.end();

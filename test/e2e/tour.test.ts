@@ -34,4 +34,24 @@ describe("preservation-mcp tour", () => {
     expect(out).not.toMatch(/"level":/);
     expect(cli.stderr()).toBe("");
   });
+
+  it("stops quietly when its reader goes away (`tour | head -2`): exit 0, no EPIPE on stderr", async () => {
+    const cli = spawnCli(["tour"], childEnv({ PRESERVATION_DATA_DIR: data.dir }));
+    cli.child.stdin?.end();
+    // Like head -2: read two lines, then close our end of the pipe; the tour's next write meets EPIPE.
+    await new Promise<void>((resolve) => {
+      const look = () => {
+        if (cli.stdout().split("\n").length > 2) {
+          cli.child.stdout?.off("data", look);
+          cli.child.stdout?.destroy();
+          resolve();
+        }
+      };
+      cli.child.stdout?.on("data", look);
+    });
+    const code = await cli.exitedWithin(15_000);
+    expect(cli.stderr()).not.toMatch(/EPIPE/);
+    expect(code, cli.stderr()).toBe(0);
+    expect(cli.stderr()).toBe("");
+  });
 });

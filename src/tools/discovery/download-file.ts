@@ -78,6 +78,7 @@ export default defineTool({
     "Save one file of an asset or content object into the configured download folder, verified against the repository's fixity (MD5/SHA). Never overwrites. Use `get_file` first to see what the file is.",
   toolset: "discovery",
   requires: "local-downloads",
+  transfersFiles: true,
   inputSchema: input,
   outputSchema: output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
