@@ -11,6 +11,12 @@
  * - `OR` between two terms: `maps OR charts` (AND binds tighter than OR);
  * - a leading `-` excludes: `maps -draft`;
  * - empty text, `%` or `*` alone means everything.
+ *
+ * The index is stemmed (FTS5 porter, store migration 004) and FTS5 stems the query's words the same
+ * way, so `map` finds maps and mapping, `minutes` finds minute, and a phrase matches the same words in
+ * any inflection, in order. A prefix is stemmed too and matches the beginning of stored stems: `archiv%`
+ * finds archive, archives and archiving, but a prefix longer than a word's stem (`runn%` for running,
+ * stem "run") misses it, as wildcards on a stemmed field do in the real service's search engine.
  */
 
 export type TextQuery =

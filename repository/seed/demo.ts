@@ -1,3 +1,4 @@
+import { joinFileTexts, markFileTextIndexed, storeFileText, textOfFile } from "../search/file-text.js";
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import {
@@ -537,6 +538,8 @@ export function seedDemo(db: Db, content: ContentStore, opts: { dataDir?: string
     const touch = db.prepare("UPDATE entities SET modified = ? WHERE ref = ?");
     for (const [ref, date] of PLAN.modified) touch.run(date, ref);
     writeOperations(db, opts.dataDir ?? null, OPERATIONS);
+    // Every file's words were indexed above: a search has nothing to catch up (and writes nothing).
+    markFileTextIndexed(db);
   })();
 }
 
@@ -546,6 +549,7 @@ function workflowIdOf(ev: PlannedEvent): number {
 }
 
 function writeContent(db: Db, content: ContentStore, ioRef: string, cos: PlannedCo[]): void {
+  const texts: string[] = [];
   for (const co of cos) {
     insertEntity(db, {
       ref: co.entity.ref,
@@ -567,12 +571,16 @@ function writeContent(db: Db, content: ContentStore, ioRef: string, cos: Planned
       formatName: fmt.formatName,
       formatVersion: fmt.formatVersion,
     });
+    const bytes = co.file.bytes();
     addBitstream(db, generationId, {
       filename: co.file.filename,
       mimeType: fmt.mimeType,
-      blob: content.put(co.file.bytes()),
+      blob: content.put(bytes),
     });
+    texts.push(textOfFile(bytes, co.file.filename, fmt.mimeType));
   }
+  // The words inside the asset's text files, as search's catch-up would index them (search/file-text.ts).
+  storeFileText(db, ioRef, joinFileTexts(texts));
   for (const type of ["Preservation", "Access"] as const) {
     const refs = cos.filter((c) => c.representation === type).map((c) => c.entity.ref);
     if (refs.length > 0) addRepresentation(db, ioRef, type, type, refs);

@@ -1,3 +1,4 @@
+import { markFileTextIndexed, textOfFile } from "../search/file-text.js";
 import type { ContentStore, StoredBlob } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import { csvFile, FORMATS, pdfFile, pictureFile, textFile, xmlFile } from "./files.js";
@@ -78,30 +79,36 @@ type MixFormat = (typeof FORMAT_MIX)[number];
 const START = Date.parse("2023-01-02T08:00:00.000Z");
 const SPAN_MS = Date.parse("2026-06-30T18:00:00.000Z") - START;
 
-function sampleBlobs(content: ContentStore): Record<MixFormat, StoredBlob> {
+interface SampleBlob extends StoredBlob {
+  /** The words search indexes from the file (search/file-text.ts); "" for PDF and images. */
+  text: string;
+}
+
+function sampleBlobs(content: ContentStore): Record<MixFormat, SampleBlob> {
   const text = "Synthetic record generated for benchmarking the repository service.";
-  return {
-    txt: content.put(textFile(text)),
-    csv: content.put(
-      csvFile([
-        ["item", "value"],
-        ["a", 1],
-        ["b", 2],
-      ]),
-    ),
-    xml: content.put(
-      xmlFile("record", "http://harbourtown.example.org/schema/synthetic/v1", [["note", text]]),
-    ),
-    pdf: content.put(
-      pdfFile({
-        title: "Synthetic record",
-        author: "Benchmark",
-        date: "2023-01-01T00:00:00Z",
-        lines: [text],
-      }),
-    ),
-    png: content.put(pictureFile("photo", 7, 32, 24)),
+  const bytes: Record<MixFormat, Buffer> = {
+    txt: textFile(text),
+    csv: csvFile([
+      ["item", "value"],
+      ["a", 1],
+      ["b", 2],
+    ]),
+    xml: xmlFile("record", "http://harbourtown.example.org/schema/synthetic/v1", [["note", text]]),
+    pdf: pdfFile({
+      title: "Synthetic record",
+      author: "Benchmark",
+      date: "2023-01-01T00:00:00Z",
+      lines: [text],
+    }),
+    png: pictureFile("photo", 7, 32, 24),
   };
+  const blob = (format: MixFormat): SampleBlob => {
+    const f = FORMATS[format];
+    const b = bytes[format];
+    // The same words ensureFileText would index for a file of this name and type.
+    return { ...content.put(b), text: textOfFile(b, `x.${f.extension}`, f.mimeType) };
+  };
+  return { txt: blob("txt"), csv: blob("csv"), xml: blob("xml"), pdf: blob("pdf"), png: blob("png") };
 }
 
 /** `n` entities (SO + IO + CO together) in a realistic shape, written in one transaction. */
@@ -114,7 +121,9 @@ export function seedSynthetic(db: Db, content: ContentStore, n: number): void {
       `INSERT INTO entities (ref, type, title, description, security_tag, parent_ref, created, modified)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    fts: db.prepare("INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, ?)"),
+    fts: db.prepare(
+      "INSERT INTO entity_fts (rowid, title, description, metadata, file_text) VALUES (?, ?, ?, ?, ?)",
+    ),
     fragment: db.prepare(
       "INSERT INTO metadata_fragments (mref, entity_ref, schema_uri, content, created, modified) VALUES (?, ?, ?, ?, ?, ?)",
     ),
@@ -181,10 +190,11 @@ export function seedSynthetic(db: Db, content: ContentStore, n: number): void {
     tag: string,
     parent: string | null,
     metadata = "",
+    fileText = "",
   ): string => {
     const created = new Date(eventStart + eventSeconds++ * 1000).toISOString();
     const id = s.entity.run(ref, type, title, description, tag, parent, created, created).lastInsertRowid;
-    s.fts.run(id, title, description ?? "", metadata);
+    s.fts.run(id, title, description ?? "", metadata, fileText);
     s.action.run(eventId, ref, created);
     made += 1;
     left -= 1;
@@ -215,7 +225,16 @@ export function seedSynthetic(db: Db, content: ContentStore, n: number): void {
       rights: assetTag === "open" ? "Open" : "Closed",
     };
     const dc = dcDocument(dcRecord);
-    const created = write(ioRef, "IO", title, description, assetTag, parentRef, fragmentText(dc));
+    const created = write(
+      ioRef,
+      "IO",
+      title,
+      description,
+      assetTag,
+      parentRef,
+      fragmentText(dc),
+      blobs[format].text,
+    );
     s.fragment.run(uuidFrom(`synthetic:fragment:${ioRef}`), ioRef, OAI_DC_SCHEMA, dc, created, created);
     dcValues(dcRecord).forEach((v, i) => {
       s.dcValue.run(ioRef, v.name, v.value, i);
@@ -290,5 +309,7 @@ export function seedSynthetic(db: Db, content: ContentStore, n: number): void {
 
   db.transaction(() => {
     for (let root = 1; left > 0; root++) writeFolder(null, 1, 2, root);
+    // file_text was written above: nothing for search's catch-up to do.
+    markFileTextIndexed(db);
   })();
 }

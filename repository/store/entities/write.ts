@@ -104,13 +104,17 @@ function metadataText(db: Db, ref: string): string {
 export function reindexEntity(db: Db, ref: string): void {
   const e = prepared(db, "SELECT * FROM entities WHERE ref = ?").get(ref) as EntityRow | undefined;
   if (!e) return;
-  prepared(db, "DELETE FROM entity_fts WHERE rowid = ?").run(e.id);
-  prepared(db, "INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, ?)").run(
-    e.id,
-    e.title,
-    e.description ?? "",
-    metadataText(db, ref),
-  );
+  // An update, not delete + insert: the row's file_text (search/file-text.ts) stays as it was.
+  const text = [e.title, e.description ?? "", metadataText(db, ref), e.id] as const;
+  const updated = prepared(
+    db,
+    "UPDATE entity_fts SET title = ?, description = ?, metadata = ? WHERE rowid = ?",
+  ).run(...text);
+  if (updated.changes === 0) {
+    prepared(db, "INSERT INTO entity_fts (title, description, metadata, rowid) VALUES (?, ?, ?, ?)").run(
+      ...text,
+    );
+  }
   indexDublinCore(db, ref);
 }
 

@@ -2,6 +2,7 @@ import type { Db } from "../db.js";
 import { initial } from "./001-initial.js";
 import { writeSide } from "./002-write-side.js";
 import { operations } from "./003-operations.js";
+import { stemmedSearch } from "./004-stemmed-search.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -15,7 +16,7 @@ export interface Migration {
   up(db: Db): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, writeSide, operations];
+export const MIGRATIONS: readonly Migration[] = [initial, writeSide, operations, stemmedSearch];
 
 /** The schema version this program writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

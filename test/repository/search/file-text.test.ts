@@ -1,0 +1,251 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IdentifiedFormat } from "../../../repository/formats.js";
+import { ensureFileText, FILE_TEXT_MAX_BYTES } from "../../../repository/search/file-text.js";
+import { type RunningRepository, startRepository } from "../../../repository/server.js";
+import type { ContentStore } from "../../../repository/store/content-store.js";
+import type { Db } from "../../../repository/store/db.js";
+import {
+  addBitstream,
+  addGeneration,
+  addRepresentation,
+  type EntityRow,
+  insertEntity,
+  reindexEntity,
+} from "../../../repository/store/entities/write.js";
+import { addReplacementGeneration } from "../../../repository/store/files/write.js";
+import { MIGRATIONS, migrate } from "../../../repository/store/migrations/index.js";
+import { login, startTestRepository } from "../../helpers/repository.js";
+
+/** Words inside assets' text files are searchable (entity_fts.file_text, search/file-text.ts). */
+
+/** An asset with one content object holding `bytes` as its Preservation file. */
+function assetWithFile(
+  db: Db,
+  content: ContentStore,
+  title: string,
+  file: { name: string; mimeType: string; bytes: Buffer },
+): { io: EntityRow; co: EntityRow } {
+  const io = insertEntity(db, { type: "IO", title, securityTag: "open" });
+  const co = insertEntity(db, { type: "CO", title: file.name, securityTag: "open", parentRef: io.ref });
+  addRepresentation(db, io.ref, "Preservation", "Preservation", [co.ref]);
+  const gen = addGeneration(db, co.ref, { label: file.name });
+  addBitstream(db, gen, { filename: file.name, mimeType: file.mimeType, blob: content.put(file.bytes) });
+  return { io, co };
+}
+
+async function searchIds(repo: RunningRepository, token: string, q: string): Promise<string[]> {
+  const form = new URLSearchParams({ q, max: "-1" });
+  const res = await fetch(`${repo.url}/api/content/search?${form}`, {
+    headers: { "Preservica-Access-Token": token },
+  });
+  const body = (await res.json()) as { value?: { objectIds: string[] }; message?: string };
+  expect(res.status, body.message).toBe(200);
+  return [...(body.value?.objectIds ?? [])].sort();
+}
+
+const id = (e: EntityRow) => `sdb:${e.type}|${e.ref}`;
+
+describe("words inside files", () => {
+  let repo: RunningRepository;
+  let token: string;
+  const a = {} as Record<
+    "transcript" | "register" | "record" | "json" | "pdf" | "big",
+    { io: EntityRow; co: EntityRow }
+  >;
+  const search = (q: string) => searchIds(repo, token, q);
+
+  beforeAll(async () => {
+    repo = await startTestRepository();
+    const { db, content } = repo.svc;
+    a.transcript = assetWithFile(db, content, "Oral history 12", {
+      name: "transcript.txt",
+      mimeType: "text/plain",
+      bytes: Buffer.from("Interview with the lighthouse keepers about the great storms of 1953."),
+    });
+    a.register = assetWithFile(db, content, "Burial register", {
+      name: "register.csv",
+      mimeType: "text/csv",
+      bytes: Buffer.from("name,year,parish\nAnn Pilbeam,1887,Saint Clement\n"),
+    });
+    a.record = assetWithFile(db, content, "Catalogue record", {
+      name: "record.xml",
+      mimeType: "application/xml",
+      bytes: Buffer.from(
+        '<?xml version="1.0"?><rec xmlns="urn:x"><note kind="zebra">Caf&#233; &amp; tearooms</note></rec>',
+      ),
+    });
+    a.json = assetWithFile(db, content, "Survey data", {
+      name: "survey.json",
+      mimeType: "application/json",
+      bytes: Buffer.from('{"site": "quarry", "finds": ["flint scrapers"]}'),
+    });
+    a.pdf = assetWithFile(db, content, "Scanned letter", {
+      name: "letter.pdf",
+      mimeType: "application/pdf",
+      bytes: Buffer.from("%PDF-1.4 walrus walrus walrus"),
+    });
+    a.big = assetWithFile(db, content, "Long log", {
+      name: "log.txt",
+      mimeType: "text/plain",
+      bytes: Buffer.concat([
+        Buffer.from("beginning "),
+        Buffer.alloc(FILE_TEXT_MAX_BYTES, " "),
+        Buffer.from("farbeyondthecap"),
+      ]),
+    });
+    token = (await login(repo.url, "manager")).token;
+  });
+  afterAll(async () => {
+    await repo?.close();
+  });
+
+  it("finds an asset by a word of its text file, stemmed", async () => {
+    expect(await search("keepers")).toEqual([id(a.transcript.io)]);
+    expect(await search("storm")).toEqual([id(a.transcript.io)]);
+    expect(await search('"great storms"')).toEqual([id(a.transcript.io)]);
+  });
+
+  it("reads CSV, XML (text only, references decoded) and JSON files", async () => {
+    expect(await search("pilbeam")).toEqual([id(a.register.io)]);
+    expect(await search("cafe tearooms")).toEqual([id(a.record.io)]);
+    // Markup (element names, attribute values) is not text.
+    expect(await search("zebra")).toEqual([]);
+    expect(await search("amp")).toEqual([]);
+    expect(await search("flint")).toEqual([id(a.json.io)]);
+  });
+
+  it("does not read PDF or other binary files", async () => {
+    expect(await search("walrus")).toEqual([]);
+  });
+
+  it("reads only the first MiB of a file", async () => {
+    expect(await search("beginning")).toEqual([id(a.big.io)]);
+    expect(await search("farbeyondthecap")).toEqual([]);
+  });
+
+  it("keeps the file text when the asset's metadata is reindexed", async () => {
+    reindexEntity(repo.svc.db, a.transcript.io.ref);
+    expect(await search("keepers")).toEqual([id(a.transcript.io)]);
+  });
+
+  it("follows a replaced file: the new words are found, the old ones no longer", async () => {
+    const { db, content } = repo.svc;
+    const format: IdentifiedFormat = {
+      mimeType: "text/plain",
+      puid: "x-fmt/111",
+      formatName: "Plain Text File",
+      formatVersion: null,
+      formatGroup: "Text",
+      method: "Extension",
+    };
+    db.transaction(() => {
+      addReplacementGeneration(
+        db,
+        a.transcript.co.ref,
+        {
+          filename: "transcript-v2.txt",
+          format,
+          blob: content.put(Buffer.from("Corrected: the ferrymen spoke.")),
+        },
+        "2026-01-01T00:00:00.000Z",
+      );
+    })();
+    expect(await search("ferrymen")).toEqual([id(a.transcript.io)]);
+    expect(await search("keepers")).toEqual([]);
+  });
+
+  it("searches without text leave the index alone; a later text search catches up", async () => {
+    const { db, content } = repo.svc;
+    const late = assetWithFile(db, content, "Late arrival", {
+      name: "late.txt",
+      mimeType: "text/plain",
+      bytes: Buffer.from("The pelicans returned."),
+    });
+    expect(await search("%")).toContain(id(late.io));
+    expect(await search("pelican")).toEqual([id(late.io)]);
+  });
+});
+
+describe("file text at seed time and on upgrade", () => {
+  it("the synthetic seed writes the words of its text files and leaves nothing to catch up", async () => {
+    const repo = await startTestRepository({ seed: 400 });
+    try {
+      const db = repo.svc.db;
+      const mark = db.prepare("SELECT value FROM meta WHERE key = 'file_text_bitstream_mark'").get() as {
+        value: string;
+      };
+      const latest = db.prepare("SELECT max(id) AS n FROM bitstreams").get() as { n: number };
+      expect(Number(mark.value)).toBe(latest.n);
+      const withText = db
+        .prepare("SELECT count(*) AS n FROM entity_fts WHERE entity_fts MATCH 'file_text : benchmarking'")
+        .get() as { n: number };
+      const textAssets = db
+        .prepare(
+          `SELECT count(DISTINCT c.parent_ref) AS n FROM bitstreams b JOIN generations g ON g.id = b.generation_id
+           JOIN entities c ON c.ref = g.co_ref WHERE b.mime_type IN ('text/plain', 'text/csv', 'application/xml', 'text/xml')
+           AND (b.filename LIKE '%.txt' OR b.filename LIKE '%.xml')`,
+        )
+        .get() as { n: number };
+      expect(withText.n).toBeGreaterThan(0);
+      expect(withText.n).toBe(textAssets.n);
+      const token = (await login(repo.url, "manager")).token;
+      expect((await searchIds(repo, token, "benchmarking")).length).toBeGreaterThanOrEqual(withText.n);
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("the demo seed indexes its files' words as the catch-up would, so a search writes nothing", async () => {
+    const repo = await startTestRepository({ seed: "demo" });
+    try {
+      const { db, content } = repo.svc;
+      const rows = () => JSON.stringify(db.prepare("SELECT rowid, * FROM entity_fts ORDER BY rowid").all());
+      const seeded = rows();
+      expect(
+        (
+          db.prepare("SELECT count(*) AS n FROM entity_fts WHERE coalesce(file_text, '') <> ''").get() as {
+            n: number;
+          }
+        ).n,
+      ).toBeGreaterThan(0);
+      const token = (await login(repo.url, "manager")).token;
+      await searchIds(repo, token, "harbour");
+      expect(rows()).toBe(seeded);
+      // Redo every asset from the files themselves: the same rows.
+      db.prepare("DELETE FROM meta WHERE key = 'file_text_bitstream_mark'").run();
+      await ensureFileText(db, content);
+      expect(rows()).toBe(seeded);
+    } finally {
+      await repo.close();
+    }
+  });
+
+  it("a store upgraded from schema 3 has its files' words indexed by the first text search", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "file-text-"));
+    try {
+      const old = new Database(join(dir, "repository.sqlite"));
+      migrate(old, MIGRATIONS.slice(0, 3));
+      // The content store lives beside the database, as startRepository lays it out.
+      const { ContentStore } = await import("../../../repository/store/content-store.js");
+      const { io } = assetWithFile(old, new ContentStore(join(dir, "content")), "Parish notes", {
+        name: "notes.txt",
+        mimeType: "text/plain",
+        bytes: Buffer.from("The vestry met to discuss the bellringers."),
+      });
+      old.close();
+      const repo = await startRepository({ port: 0, host: "127.0.0.1", seed: "none", dataDir: dir });
+      try {
+        const token = (await login(repo.url, "manager")).token;
+        expect(await searchIds(repo, token, "bellringer")).toEqual([id(io)]);
+      } finally {
+        await repo.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
