@@ -13,7 +13,6 @@ import {
 import { recordChange } from "../store/events/write.js";
 import { checkPlan, type Depositor } from "./check.js";
 import { filesOf, type IngestPlan, type PlannedAsset, type PlannedFile } from "./plan.js";
-import { withStatementCache } from "./statements.js";
 
 /**
  * Creates everything a checked, streamed plan describes in ONE transaction: folders, assets, content
@@ -48,8 +47,7 @@ export interface CommitResult {
   assets: number;
 }
 
-export function commitPlan(store: Db, input: CommitInput): CommitResult {
-  const db = withStatementCache(store);
+export function commitPlan(db: Db, input: CommitInput): CommitResult {
   return db.transaction(() => {
     const { plan, now } = input;
     // Checked again under the write lock: a folder deleted, a tag removed, a ref taken meanwhile.

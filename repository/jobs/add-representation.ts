@@ -1,6 +1,6 @@
 import { identifyStoredBlob } from "../formats.js";
 import { handledRefs } from "../store/actions/read.js";
-import { nextItemSeq, recordItems } from "../store/actions/write.js";
+import { recordItem } from "../store/actions/write.js";
 import type { StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
@@ -28,14 +28,9 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
   const p = r.params as AddRepresentationParams;
   if (handledRefs(db, r.action.id).has(p.ioRef)) return undefined;
   const fail = (message: string): ActionOutcome => {
-    db.transaction(() => {
-      recordItems(
-        db,
-        r.action.id,
-        [{ seq: nextItemSeq(db, r.action.id), entity_ref: p.ioRef, outcome: "failed", message }],
-        r.now(),
-      );
-    })();
+    db.transaction(() =>
+      recordItem(db, r.action.id, { entity_ref: p.ioRef, outcome: "failed", message }, r.now()),
+    )();
     return { status: "FAILED", message };
   };
   if (!content.has(p.blob.sha256)) {
@@ -62,12 +57,7 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
       detail: `Access representation ${representation} "${p.name}" holds content object ${co.ref} (${p.filename}, ${p.blob.size} bytes)`,
     });
     const message = `Access representation ${representation} added with content object ${co.ref}`;
-    recordItems(
-      db,
-      r.action.id,
-      [{ seq: nextItemSeq(db, r.action.id), entity_ref: io.ref, outcome: "done", message }],
-      date,
-    );
+    recordItem(db, r.action.id, { entity_ref: io.ref, outcome: "done", message }, date);
     return { status: "COMPLETED", message: `Asset ${io.ref}: ${message}` };
   })();
   return (

@@ -5,7 +5,6 @@ import { commitPlan } from "../ingest/commit.js";
 import { planPackage } from "../ingest/detect.js";
 import { packagePath, removePackage, sweepPackages } from "../ingest/packages.js";
 import { INGEST_KIND, INGEST_PATH, type IngestParams } from "../ingest/params.js";
-import { withStatementCache } from "../ingest/statements.js";
 import { plannedFiles, streamFiles } from "../ingest/stream.js";
 import { DEFAULT_PACKAGE_LIMITS, PackageRefused, ZipPackage } from "../ingest/zip.js";
 import type { ActionRow } from "../store/actions/read.js";
@@ -69,7 +68,7 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
       maxContentBytes: Math.max(DEFAULT_PACKAGE_LIMITS.maxContentBytes, 16 * (svc.maxUploadBytes ?? 0)),
     });
     const plan = await planPackage(pkg, params.parentRef);
-    checkPlan(withStatementCache(svc.db), plan, depositor);
+    checkPlan(svc.db, plan, depositor);
     const total = plannedFiles(plan).length + plan.missing.length;
     const setProgress = svc.db.prepare(
       "UPDATE actions SET total = ?, done = ?, failed = ?, updated = ? WHERE id = ?",

@@ -1,6 +1,6 @@
 import { identifyStoredBlob } from "../formats.js";
 import { handledRefs } from "../store/actions/read.js";
-import { nextItemSeq, recordItems } from "../store/actions/write.js";
+import { recordItem } from "../store/actions/write.js";
 import type { StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
@@ -27,14 +27,9 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
   const p = r.params as ReplaceContentParams;
   if (handledRefs(db, r.action.id).has(p.coRef)) return undefined;
   const fail = (message: string): ActionOutcome => {
-    db.transaction(() => {
-      recordItems(
-        db,
-        r.action.id,
-        [{ seq: nextItemSeq(db, r.action.id), entity_ref: p.coRef, outcome: "failed", message }],
-        r.now(),
-      );
-    })();
+    db.transaction(() =>
+      recordItem(db, r.action.id, { entity_ref: p.coRef, outcome: "failed", message }, r.now()),
+    )();
     return { status: "FAILED", message };
   };
   if (!content.has(p.blob.sha256)) {
@@ -60,12 +55,7 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
       detail: `Generation ${generation} (${p.filename}, ${p.blob.size} bytes, SHA256 ${p.blob.sha256}) replaces the previous active generation`,
     });
     const message = `Generation ${generation} added`;
-    recordItems(
-      db,
-      r.action.id,
-      [{ seq: nextItemSeq(db, r.action.id), entity_ref: co.ref, outcome: "done", message }],
-      date,
-    );
+    recordItem(db, r.action.id, { entity_ref: co.ref, outcome: "done", message }, date);
     return {
       status: "COMPLETED",
       message: `Content object ${co.ref}: generation ${generation} is now active`,

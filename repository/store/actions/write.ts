@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db.js";
+import { prepared } from "../statements.js";
 import type { ActionItemRow, ActionRow, ActionStatus } from "./read.js";
 import { getAction } from "./read.js";
 
@@ -25,7 +26,8 @@ export interface NewAction {
 
 export function createAction(db: Db, a: NewAction, now: string): ActionRow {
   const id = a.id ?? randomUUID();
-  db.prepare(
+  prepared(
+    db,
     `INSERT INTO actions (id, seq, kind, status, username, entity_ref, entity_type, params, total, message, created, updated)
      VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM actions), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
@@ -53,25 +55,31 @@ export function setActionStatus(
   message?: string | null,
 ): void {
   const final = !["ACTIVE", "PENDING", "SUSPENDED"].includes(status);
-  db.prepare(
+  prepared(
+    db,
     `UPDATE actions SET status = ?, updated = ?, completed = CASE WHEN ? THEN ? ELSE completed END,
        message = coalesce(?, message) WHERE id = ?`,
   ).run(status, now, final ? 1 : 0, now, message ?? null, id);
 }
 
 export function setActionTotal(db: Db, id: string, total: number, now: string): void {
-  db.prepare("UPDATE actions SET total = ?, updated = ? WHERE id = ?").run(total, now, id);
+  prepared(db, "UPDATE actions SET total = ?, updated = ? WHERE id = ?").run(total, now, id);
 }
 
 /** Replaces the stored parameters (a handler that resolves its work once keeps the result here). */
 export function setActionParams(db: Db, id: string, params: unknown, now: string): void {
-  db.prepare("UPDATE actions SET params = ?, updated = ? WHERE id = ?").run(JSON.stringify(params), now, id);
+  prepared(db, "UPDATE actions SET params = ?, updated = ? WHERE id = ?").run(
+    JSON.stringify(params),
+    now,
+    id,
+  );
 }
 
 /** Records items and bumps the done/failed counts. Call inside the transaction that made the change. */
 export function recordItems(db: Db, id: string, items: readonly ActionItemRow[], now: string): void {
   if (items.length === 0) return;
-  const ins = db.prepare(
+  const ins = prepared(
+    db,
     "INSERT INTO action_items (action_id, seq, entity_ref, outcome, message) VALUES (?, ?, ?, ?, ?)",
   );
   let done = 0;
@@ -81,7 +89,7 @@ export function recordItems(db: Db, id: string, items: readonly ActionItemRow[],
     if (it.outcome === "failed") failed++;
     else done++;
   }
-  db.prepare("UPDATE actions SET done = done + ?, failed = failed + ?, updated = ? WHERE id = ?").run(
+  prepared(db, "UPDATE actions SET done = done + ?, failed = failed + ?, updated = ? WHERE id = ?").run(
     done,
     failed,
     now,
@@ -91,10 +99,13 @@ export function recordItems(db: Db, id: string, items: readonly ActionItemRow[],
 
 /** The next free item number of an action. */
 export function nextItemSeq(db: Db, id: string): number {
-  const { n } = db
-    .prepare("SELECT coalesce(max(seq), 0) AS n FROM action_items WHERE action_id = ?")
-    .get(id) as {
-    n: number;
-  };
+  const { n } = prepared(db, "SELECT coalesce(max(seq), 0) AS n FROM action_items WHERE action_id = ?").get(
+    id,
+  ) as { n: number };
   return n + 1;
+}
+
+/** Records one item, numbered after the last. Call inside the transaction that made the change. */
+export function recordItem(db: Db, id: string, item: Omit<ActionItemRow, "seq">, now: string): void {
+  recordItems(db, id, [{ ...item, seq: nextItemSeq(db, id) }], now);
 }

@@ -41,22 +41,21 @@ export interface NewEntity {
 export function insertEntity(db: Db, e: NewEntity): EntityRow {
   const now = e.created ?? new Date().toISOString();
   const ref = e.ref ?? randomUUID();
-  const info = db
-    .prepare(
-      `INSERT INTO entities (ref, type, title, description, security_tag, custom_type, parent_ref, created, modified)
+  const info = prepared(
+    db,
+    `INSERT INTO entities (ref, type, title, description, security_tag, custom_type, parent_ref, created, modified)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      ref,
-      e.type,
-      e.title,
-      e.description ?? null,
-      e.securityTag,
-      e.customType ?? null,
-      e.parentRef ?? null,
-      now,
-      now,
-    );
+  ).run(
+    ref,
+    e.type,
+    e.title,
+    e.description ?? null,
+    e.securityTag,
+    e.customType ?? null,
+    e.parentRef ?? null,
+    now,
+    now,
+  );
   const id = Number(info.lastInsertRowid);
   prepared(db, "INSERT INTO entity_fts (rowid, title, description, metadata) VALUES (?, ?, ?, '')").run(
     id,
@@ -172,12 +171,16 @@ export function addRepresentation(
   name: string | null,
   coRefs: string[],
 ): number {
-  const { n } = db
-    .prepare("SELECT coalesce(max(idx), 0) AS n FROM representations WHERE io_ref = ? AND type = ?")
-    .get(ioRef, type) as { n: number };
-  const info = db
-    .prepare("INSERT INTO representations (io_ref, type, name, idx) VALUES (?, ?, ?, ?)")
-    .run(ioRef, type, name, n + 1);
+  const { n } = prepared(
+    db,
+    "SELECT coalesce(max(idx), 0) AS n FROM representations WHERE io_ref = ? AND type = ?",
+  ).get(ioRef, type) as { n: number };
+  const info = prepared(db, "INSERT INTO representations (io_ref, type, name, idx) VALUES (?, ?, ?, ?)").run(
+    ioRef,
+    type,
+    name,
+    n + 1,
+  );
   const repId = Number(info.lastInsertRowid);
   const ins = prepared(
     db,
@@ -202,26 +205,25 @@ export interface NewGeneration {
 
 /** Adds generation N+1 to a CO; returns its row id. */
 export function addGeneration(db: Db, coRef: string, g: NewGeneration): number {
-  const { n } = db
-    .prepare("SELECT coalesce(max(idx), 0) AS n FROM generations WHERE co_ref = ?")
-    .get(coRef) as { n: number };
-  const info = db
-    .prepare(
-      `INSERT INTO generations (co_ref, idx, original, active, label, format_group, effective_date, format_puid, format_name, format_version)
+  const { n } = prepared(db, "SELECT coalesce(max(idx), 0) AS n FROM generations WHERE co_ref = ?").get(
+    coRef,
+  ) as { n: number };
+  const info = prepared(
+    db,
+    `INSERT INTO generations (co_ref, idx, original, active, label, format_group, effective_date, format_puid, format_name, format_version)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      coRef,
-      n + 1,
-      g.original === false ? 0 : 1,
-      g.active === false ? 0 : 1,
-      g.label ?? null,
-      g.formatGroup ?? null,
-      g.effectiveDate ?? null,
-      g.formatPuid ?? null,
-      g.formatName ?? null,
-      g.formatVersion ?? null,
-    );
+  ).run(
+    coRef,
+    n + 1,
+    g.original === false ? 0 : 1,
+    g.active === false ? 0 : 1,
+    g.label ?? null,
+    g.formatGroup ?? null,
+    g.effectiveDate ?? null,
+    g.formatPuid ?? null,
+    g.formatName ?? null,
+    g.formatVersion ?? null,
+  );
   return Number(info.lastInsertRowid);
 }
 
@@ -231,23 +233,22 @@ export function addBitstream(
   generationId: number,
   b: { filename: string; originalName?: string | null; mimeType: string; blob: StoredBlob },
 ): number {
-  const { n } = db
-    .prepare("SELECT coalesce(max(idx), 0) AS n FROM bitstreams WHERE generation_id = ?")
-    .get(generationId) as { n: number };
-  const info = db
-    .prepare(
-      `INSERT INTO bitstreams (generation_id, idx, filename, original_name, size, mime_type, content_sha256)
+  const { n } = prepared(db, "SELECT coalesce(max(idx), 0) AS n FROM bitstreams WHERE generation_id = ?").get(
+    generationId,
+  ) as { n: number };
+  const info = prepared(
+    db,
+    `INSERT INTO bitstreams (generation_id, idx, filename, original_name, size, mime_type, content_sha256)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      generationId,
-      n + 1,
-      b.filename,
-      b.originalName ?? b.filename,
-      b.blob.size,
-      b.mimeType,
-      b.blob.sha256,
-    );
+  ).run(
+    generationId,
+    n + 1,
+    b.filename,
+    b.originalName ?? b.filename,
+    b.blob.size,
+    b.mimeType,
+    b.blob.sha256,
+  );
   const id = Number(info.lastInsertRowid);
   const fix = prepared(db, "INSERT INTO fixities (bitstream_id, algorithm, value) VALUES (?, ?, ?)");
   for (const [alg, value] of Object.entries(b.blob.fixity)) fix.run(id, alg, value);
@@ -269,11 +270,10 @@ export interface NewEvent {
 export function addEvent(db: Db, e: NewEvent): string {
   const ref = e.ref ?? randomUUID();
   const date = e.date ?? new Date().toISOString();
-  const info = db
-    .prepare(
-      "INSERT INTO events (ref, type, date, username, workflow_name, workflow_instance_id) VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .run(ref, e.type, date, e.username, e.workflowName ?? null, e.workflowInstanceId ?? null);
+  const info = prepared(
+    db,
+    "INSERT INTO events (ref, type, date, username, workflow_name, workflow_instance_id) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(ref, e.type, date, e.username, e.workflowName ?? null, e.workflowInstanceId ?? null);
   const eventId = Number(info.lastInsertRowid);
   const ins = prepared(
     db,
@@ -368,11 +368,10 @@ export function findLink(db: Db, apiId: string): LinkRow | undefined {
 
 /** The link of this type between these two entities, if one exists. */
 export function findSameLink(db: Db, linkType: string, fromRef: string, toRef: string): LinkRow | undefined {
-  return db
-    .prepare(
-      "SELECT api_id, link_type, from_ref, to_ref FROM links WHERE from_ref = ? AND to_ref = ? AND link_type = ?",
-    )
-    .get(fromRef, toRef, linkType) as LinkRow | undefined;
+  return prepared(
+    db,
+    "SELECT api_id, link_type, from_ref, to_ref FROM links WHERE from_ref = ? AND to_ref = ? AND link_type = ?",
+  ).get(fromRef, toRef, linkType) as LinkRow | undefined;
 }
 
 /** Returns false when there is no such link. */

@@ -8,6 +8,7 @@ import {
   type EntityRow,
   insertEntity,
 } from "../entities/write.js";
+import { prepared } from "../statements.js";
 
 /**
  * Writes of the content chain for uploaded files: a new generation of a content object, and a new
@@ -27,10 +28,10 @@ export interface UploadedFile {
  * generations are kept (inactive, still readable and downloadable). Returns the new generation's number.
  */
 export function addReplacementGeneration(db: Db, coRef: string, file: UploadedFile, date: string): number {
-  const { n } = db.prepare("SELECT count(*) AS n FROM generations WHERE co_ref = ?").get(coRef) as {
+  const { n } = prepared(db, "SELECT count(*) AS n FROM generations WHERE co_ref = ?").get(coRef) as {
     n: number;
   };
-  db.prepare("UPDATE generations SET active = 0 WHERE co_ref = ? AND active = 1").run(coRef);
+  prepared(db, "UPDATE generations SET active = 0 WHERE co_ref = ? AND active = 1").run(coRef);
   const generationId = addGeneration(db, coRef, {
     // The first generation of a content object is its original; a replacement never is.
     original: n === 0,
@@ -47,7 +48,9 @@ export function addReplacementGeneration(db: Db, coRef: string, file: UploadedFi
     mimeType: file.format.mimeType,
     blob: file.blob,
   });
-  const { idx } = db.prepare("SELECT idx FROM generations WHERE id = ?").get(generationId) as { idx: number };
+  const { idx } = prepared(db, "SELECT idx FROM generations WHERE id = ?").get(generationId) as {
+    idx: number;
+  };
   return idx;
 }
 

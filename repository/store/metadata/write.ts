@@ -1,5 +1,6 @@
 import type { Db } from "../db.js";
 import { addFragment, reindexEntity } from "../entities/write.js";
+import { prepared } from "../statements.js";
 
 /**
  * Writes of descriptive metadata fragments. Each keeps the search index (full text and Dublin Core
@@ -16,11 +17,11 @@ export function updateFragment(
   content: string,
   date: string,
 ): boolean {
-  const row = db.prepare("SELECT entity_ref FROM metadata_fragments WHERE mref = ?").get(mref) as
+  const row = prepared(db, "SELECT entity_ref FROM metadata_fragments WHERE mref = ?").get(mref) as
     | { entity_ref: string }
     | undefined;
   if (!row) return false;
-  db.prepare("UPDATE metadata_fragments SET schema_uri = ?, content = ?, modified = ? WHERE mref = ?").run(
+  prepared(db, "UPDATE metadata_fragments SET schema_uri = ?, content = ?, modified = ? WHERE mref = ?").run(
     schemaUri,
     content,
     date,
@@ -32,11 +33,11 @@ export function updateFragment(
 
 /** Removes a fragment. Returns false when there is no such fragment. */
 export function deleteFragment(db: Db, mref: string): boolean {
-  const row = db.prepare("SELECT entity_ref FROM metadata_fragments WHERE mref = ?").get(mref) as
+  const row = prepared(db, "SELECT entity_ref FROM metadata_fragments WHERE mref = ?").get(mref) as
     | { entity_ref: string }
     | undefined;
   if (!row) return false;
-  db.prepare("DELETE FROM metadata_fragments WHERE mref = ?").run(mref);
+  prepared(db, "DELETE FROM metadata_fragments WHERE mref = ?").run(mref);
   reindexEntity(db, row.entity_ref);
   return true;
 }
