@@ -148,12 +148,20 @@ export async function runMcpServer(argv: string[]): Promise<void> {
  */
 function watchForOrphaning(stop: () => void): void {
   if (!process.env.npm_lifecycle_event) return;
-  const parent = process.ppid;
+  const orphaned = () => process.ppid !== PARENT_AT_START;
+  // npm may have been stopped while this process was still starting: then it is orphaned already.
+  if (orphaned()) return stop();
   const timer = setInterval(() => {
-    if (process.ppid !== parent) {
+    if (orphaned()) {
       clearInterval(timer);
       stop();
     }
   }, 500);
   timer.unref();
 }
+
+/**
+ * The parent as this process started. Read when the module loads, not once serving: npm stopped during
+ * start-up (a slow first seed) would otherwise leave the adoptive parent recorded, never to change.
+ */
+const PARENT_AT_START = process.ppid;
