@@ -150,7 +150,10 @@ function watchForOrphaning(stop: () => void): void {
   if (!process.env.npm_lifecycle_event) return;
   const orphaned = () => process.ppid !== PARENT_AT_START;
   // npm may have been stopped while this process was still starting: then it is orphaned already.
-  if (orphaned()) return stop();
+  if (orphaned()) {
+    stop();
+    return;
+  }
   const timer = setInterval(() => {
     if (orphaned()) {
       clearInterval(timer);
