@@ -78,12 +78,13 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
 
   let seeded = false;
   const seed = opts.seed ?? "demo";
+  // Two processes may start on one empty data directory at once (an MCP client launching the embedded
+  // default twice): while one seeds (seconds), the other waits for the write lock instead of failing.
+  db.pragma("busy_timeout = 120000");
   // Users and tags are refreshed on every start so password overrides take effect on existing data.
   seedUsersAndTags(db, { ...DEFAULT_DEMO_PASSWORDS, ...opts.passwords });
   if (seed !== "none" && entityCount(db) === 0) {
-    // Two processes may start on one empty data directory at once (an MCP client launching the embedded
-    // default twice): the check and the seed run under one write lock, so the second waits, then finds data.
-    db.pragma("busy_timeout = 120000");
+    // The check and the seed run under one write lock, so the second process waits, then finds data.
     seeded = db
       .transaction(() => {
         if (entityCount(db) !== 0) return false;
@@ -92,8 +93,8 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
         return true;
       })
       .immediate();
-    db.pragma("busy_timeout = 5000");
   }
+  db.pragma("busy_timeout = 5000");
 
   const faults = opts.faults ? new Faults(opts.faults === true ? {} : opts.faults) : undefined;
   const app = createApp(svc, { faults });

@@ -116,7 +116,7 @@ export function seedUsersAndTags(db: Db, passwords: DemoPasswords): void {
       for (const tag of SECURITY_TAGS) grant(db, role, tag, byTag[tag]);
     }
     for (const u of DEMO_USER_DEFS) writeUser(db, u, passwords[u.username]);
-  })();
+  }).immediate();
 }
 
 const upsert = `INSERT INTO users (username, password_hash, full_name, email, tenant, roles, temporary, expires, needs_challenge, totp_secret)

@@ -46,6 +46,19 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
   }
   if (current === newest) return;
   const pending = migrations.filter((m) => m.version > current);
+  // Another process opening the same new data directory may hold the write lock for as long as it takes
+  // to seed it (seconds, more on a loaded machine): wait for it, as the seed itself does, rather than
+  // fail with "database is locked".
+  const previousTimeout = db.pragma("busy_timeout", { simple: true }) as number;
+  db.pragma("busy_timeout = 120000");
+  try {
+    applyPending(db, pending);
+  } finally {
+    db.pragma(`busy_timeout = ${previousTimeout}`);
+  }
+}
+
+function applyPending(db: Db, pending: readonly Migration[]): void {
   db.transaction(() => {
     // Checked again under the lock: another process may have migrated while this one waited.
     const now = schemaVersion(db);
