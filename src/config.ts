@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { LOG_LEVELS, type LogLevel } from "./log.js";
@@ -54,6 +54,27 @@ export const ConfigSchema = z
       .max(600, "must be a number of seconds between 1 and 600")
       .default(45),
     PRESERVATION_HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    PRESERVATION_INGEST_ROOTS: z
+      .string()
+      .transform((s) =>
+        s
+          .split(delimiter)
+          .map((p) => p.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (roots) => roots.every((p) => isAbsolute(p)),
+        `must be absolute folder paths separated by "${delimiter}"`,
+      )
+      .optional(),
+    PRESERVATION_CONFIRM_KEY: z
+      .string()
+      .min(32, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")
+      .optional(),
+    PRESERVATION_AUDIT_LOG: z
+      .string()
+      .refine((p) => isAbsolute(p), "must be an absolute path to a file (JSON lines are appended)")
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if (c.PRESERVATION_URL && (!c.PRESERVATION_USERNAME || !c.PRESERVATION_PASSWORD)) {
@@ -81,6 +102,15 @@ export interface Config {
   /** The overall deadline of one tool call, in seconds (the error boundary in server.ts enforces it). */
   toolTimeoutSecs: number;
   http: { enabled: boolean; host: string; port: number; token?: string };
+  /** Local folders the ingest tools may read from; empty = no local ingest (the tools are not offered). */
+  ingestRoots: string[];
+  /**
+   * Seals confirmation tokens and requests for the person's answer: any server with the same key accepts
+   * them. Unset = a random key per process (tokens die with the process).
+   */
+  confirmKey?: string;
+  /** Where every write and refused write is appended as one JSON line; unset = no audit file. */
+  auditLog?: string;
 }
 
 export class ConfigError extends Error {
@@ -99,6 +129,8 @@ const FLAG_TO_ENV: Record<string, string> = {
   "data-dir": "PRESERVATION_DATA_DIR",
   "download-dir": "PRESERVATION_DOWNLOAD_DIR",
   "tool-timeout-secs": "PRESERVATION_TOOL_TIMEOUT_SECS",
+  "ingest-roots": "PRESERVATION_INGEST_ROOTS",
+  "audit-log": "PRESERVATION_AUDIT_LOG",
 };
 
 /** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
@@ -122,6 +154,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
         "data-dir": { type: "string" },
         "download-dir": { type: "string" },
         "tool-timeout-secs": { type: "string" },
+        "ingest-roots": { type: "string" },
+        "audit-log": { type: "string" },
         http: { type: "boolean" },
         host: { type: "string", default: "127.0.0.1" },
         port: { type: "string", default: "3000" },
@@ -171,6 +205,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     maxSessionMins: c.PRESERVATION_MAX_SESSION_MINS,
     toolTimeoutSecs: c.PRESERVATION_TOOL_TIMEOUT_SECS,
     http,
+    ingestRoots: (c.PRESERVATION_INGEST_ROOTS ?? []).map((p) => resolve(p)),
+    ...(c.PRESERVATION_CONFIRM_KEY ? { confirmKey: c.PRESERVATION_CONFIRM_KEY } : {}),
+    ...(c.PRESERVATION_AUDIT_LOG ? { auditLog: resolve(c.PRESERVATION_AUDIT_LOG) } : {}),
   };
 }
 

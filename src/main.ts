@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { isServiceError } from "./api/errors.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
-import { audienceFrom, isToolVisible, resolveToolsets } from "./guards.js";
+import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
 import { createLogger } from "./log.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, type ServerDeps } from "./server.js";

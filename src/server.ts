@@ -1,10 +1,14 @@
-import { McpServer } from "@modelcontextprotocol/server";
+import { McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import type { Logger } from "pino";
-import { ContentApi } from "./api/content.js";
-import { EntityApi } from "./api/entity.js";
+import { z } from "zod";
 import { isServiceError } from "./api/errors.js";
+import { createServiceClient, type ServiceClient } from "./api/index.js";
 import type { Config } from "./config.js";
-import { type Audience, isToolVisible } from "./guards.js";
+import { AuditLog, type AuditOutcome, digestArgs } from "./guards/audit.js";
+import { ConfirmationGuard, ConfirmationRequiredSchema, type Decision, planText } from "./guards/confirm.js";
+import { strictInput } from "./guards/strict-inputs.js";
+import { type Audience, changesRepository, isToolVisible } from "./guards/visibility.js";
+import { LocalPathError } from "./local/roots.js";
 import { registerResources } from "./resources/index.js";
 import { ChallengeRequired, type Session } from "./session.js";
 import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
@@ -12,7 +16,7 @@ import { SignInFailed } from "./sign-in-failure.js";
 import { startDeadline } from "./tool-deadline.js";
 import { ToolDeadlineExceeded, toUserMessage } from "./tool-errors.js";
 import type { ToolContext } from "./tools/context.js";
-import { type AnyTool, UserInputError } from "./tools/define.js";
+import { type AnyTool, type ConfirmPlan, type TargetRef, UserInputError } from "./tools/define.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
 export const SERVER_INFO = { name: "preservation-mcp", version: "0.1.0" };
@@ -27,6 +31,18 @@ export interface ServerDeps {
   session: Session;
   log: Logger;
   audience: Audience;
+  /** Seals confirmation tokens; shared by every server instance of the process (made on first use). */
+  confirm?: ConfirmationGuard;
+  /** The audit log (made on first use from config.auditLog). */
+  audit?: AuditLog;
+  /** Live server instances, so a change of roles can update their tool lists (list_changed). */
+  live?: Set<WeakRef<LiveServer>>;
+}
+
+interface LiveServer {
+  server: McpServer;
+  registered: Map<string, RegisteredTool>;
+  api: ServiceClient;
 }
 
 /**
@@ -35,38 +51,87 @@ export interface ServerDeps {
  */
 export function buildServer(deps: ServerDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {}, resources: {}, completions: {} },
+    capabilities: { tools: { listChanged: true }, resources: {}, completions: {} },
     instructions: INSTRUCTIONS,
   });
-  const entity = new EntityApi(deps.session.http);
-  const content = new ContentApi(deps.session.http);
-  for (const tool of ALL_TOOLS) {
-    if (isToolVisible(tool, deps.audience)) registerTool(server, tool, { ...deps, entity, content });
-  }
-  registerResources(server, { entity, content, log: deps.log });
+  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
+  deps.audit ??= new AuditLog(deps.config.auditLog);
+  deps.live ??= new Set();
+  const live: LiveServer = { server, registered: new Map(), api: createServiceClient(deps.session.http) };
+  syncTools(live, deps);
+  deps.live.add(new WeakRef(live));
+  registerResources(server, { entity: live.api.entity, content: live.api.content, log: deps.log });
   return server;
 }
 
-/** After a sign-in completes, the roles are known: later server instances show role-gated tools. */
+/** Registers the tools the audience may now see and removes the others (each change tells the client). */
+function syncTools(live: LiveServer, deps: ServerDeps): void {
+  for (const tool of ALL_TOOLS) {
+    const visible = isToolVisible(tool, deps.audience);
+    const current = live.registered.get(tool.name);
+    if (visible && !current) {
+      deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
+      deps.audit ??= new AuditLog(deps.config.auditLog);
+      const guards = { confirm: deps.confirm, audit: deps.audit };
+      live.registered.set(tool.name, registerTool(live.server, tool, { ...deps, api: live.api, ...guards }));
+    } else if (!visible && current) {
+      current.remove();
+      live.registered.delete(tool.name);
+    }
+  }
+}
+
+/**
+ * After a sign-in completes (or a re-login), the roles are known: every live server instance updates its
+ * tool list, which sends `notifications/tools/list_changed` to clients that can hear it.
+ */
 export async function refreshAudience(deps: ServerDeps): Promise<void> {
-  deps.audience.roles = (await deps.session.whoAmI()).roles;
+  const roles = (await deps.session.whoAmI()).roles;
+  const before = deps.audience.roles?.join(",");
+  deps.audience.roles = roles;
+  if (before === roles.join(",")) return;
+  for (const ref of deps.live ?? []) {
+    const live = ref.deref();
+    if (!live) deps.live?.delete(ref);
+    else syncTools(live, deps);
+  }
+}
+
+/** What the model may pass besides the tool's own arguments when the tool asks for confirmation. */
+const CONFIRMATION_ARG = z
+  .string()
+  .max(8192)
+  .optional()
+  .describe("Only after the person agreed to a preview: the token that preview returned");
+
+/** The schemas as registered: strict inputs; a confirmed tool also takes `confirmation` and may answer a preview. */
+function registeredSchemas(tool: AnyTool): { input: z.ZodObject; output: z.ZodObject } {
+  if (!tool.confirm) return { input: strictInput(tool.inputSchema), output: tool.outputSchema };
+  return {
+    input: strictInput(tool.inputSchema.safeExtend({ confirmation: CONFIRMATION_ARG })),
+    output: tool.outputSchema
+      .partial()
+      .safeExtend({ confirmationRequired: ConfirmationRequiredSchema.optional() }),
+  };
 }
 
 function registerTool(
   server: McpServer,
   tool: AnyTool,
-  deps: ServerDeps & { entity: EntityApi; content: ContentApi },
-): void {
-  server.registerTool(
+  deps: ServerDeps & { api: ServiceClient; confirm: ConfirmationGuard; audit: AuditLog },
+): RegisteredTool {
+  const schemas = registeredSchemas(tool);
+  const writes = changesRepository(tool);
+  return server.registerTool(
     tool.name,
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.inputSchema,
-      outputSchema: tool.outputSchema,
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
       annotations: { title: tool.title, ...tool.annotations },
     },
-    async (args: unknown, ctx) => {
+    async (rawArgs: Record<string, unknown>, ctx) => {
       const signIn = await completeSignInFromAnswer(ctx, deps.session, () => refreshAudience(deps));
       if (signIn) return signIn;
       const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -78,8 +143,9 @@ function registerTool(
         ctx.mcpReq.signal,
       );
       const toolCtx: ToolContext = {
-        entity: deps.entity,
-        content: deps.content,
+        api: deps.api,
+        entity: deps.api.entity,
+        content: deps.api.content,
         session: deps.session,
         config: deps.config,
         log: deps.log,
@@ -99,16 +165,69 @@ function registerTool(
         },
       };
       const started = performance.now();
+      const audit = (
+        outcome: AuditOutcome,
+        targets: TargetRef[],
+        extra: { message?: string; job?: string } = {},
+      ) =>
+        deps.audit.record({
+          user: deps.session.username,
+          tool: tool.name,
+          targets,
+          argsDigest: digestArgs(args),
+          outcome,
+          ...extra,
+        });
+      let args = rawArgs;
+      let plan: ConfirmPlan | undefined;
       try {
+        if (tool.confirm) {
+          const decision: Decision = await deadline.run(
+            deps.confirm.decide(tool, rawArgs, {
+              ctx: toolCtx,
+              mcp: ctx,
+              canAsk: clientCanElicit(server),
+              user: deps.session.username,
+            }),
+          );
+          switch (decision.kind) {
+            case "ask":
+              return decision.result;
+            case "preview":
+              return previewAnswer(tool, decision);
+            case "refused":
+              await audit(decision.outcome, targetsOf(decision.plan), { message: decision.message });
+              return { isError: true, content: [{ type: "text" as const, text: decision.message }] };
+            case "run":
+              args = decision.args;
+              plan = decision.plan;
+          }
+        }
         const answer = await deadline.run(tool.handler(args, toolCtx));
         // Signed in late (start-up could not): from now on, server instances show role-gated tools.
         if (deps.audience.roles === undefined && deps.session.state.kind === "active") {
           void refreshAudience(deps).catch(() => {});
         }
         deps.log.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, "tool call");
+        let text = answer.text ?? JSON.stringify(answer.structured);
+        if (writes) {
+          const facts = answer.audit;
+          const entry = await deps.audit.record({
+            user: deps.session.username,
+            tool: tool.name,
+            targets: facts?.targets ?? targetsOf(plan),
+            argsDigest: digestArgs(args),
+            outcome: facts?.job ? "started" : "done",
+            ...(facts?.job ? { job: facts.job } : {}),
+            ...(facts?.previous ? { previous: facts.previous } : {}),
+          });
+          if (deps.audit.path && facts?.previous) {
+            text += `\nAudit entry ${entry.id}: \`undo_metadata_change\` with this id puts back what was there before.`;
+          }
+        }
         return {
           content: [
-            { type: "text" as const, text: answer.text ?? JSON.stringify(answer.structured) },
+            { type: "text" as const, text },
             ...(answer.links ?? []).map((l) => ({ type: "resource_link" as const, ...l })),
           ],
           structuredContent: answer.structured,
@@ -123,13 +242,14 @@ function registerTool(
           : thrown;
         if (err instanceof ChallengeRequired && clientCanElicit(server)) return askForSignInCode(err);
         const message = toUserMessage(err, tool.name);
-        if (
+        const expected =
           isServiceError(err) ||
           err instanceof UserInputError ||
+          err instanceof LocalPathError ||
           err instanceof ChallengeRequired ||
           err instanceof SignInFailed ||
-          err instanceof ToolDeadlineExceeded
-        ) {
+          err instanceof ToolDeadlineExceeded;
+        if (expected) {
           deps.log.warn(
             {
               tool: tool.name,
@@ -141,10 +261,40 @@ function registerTool(
           // A bug, not a service answer: keep the stack for whoever reads the log (stderr only).
           deps.log.error({ tool: tool.name, err }, "tool call failed unexpectedly");
         }
+        if (writes) {
+          const refused =
+            err instanceof UserInputError ||
+            err instanceof LocalPathError ||
+            (isServiceError(err) && [400, 403, 404, 409, 422].includes(err.status));
+          await audit(refused ? "refused" : "failed", targetsOf(plan), { message }).catch((e: unknown) =>
+            deps.log.error({ err: e }, "audit log write failed"),
+          );
+        }
         return { isError: true, content: [{ type: "text" as const, text: message }] };
       } finally {
         deadline.dispose();
       }
     },
   );
+}
+
+function targetsOf(plan: ConfirmPlan | undefined): TargetRef[] {
+  return (plan?.targets ?? []).map(({ ref, title }) => ({ ref, title }));
+}
+
+/** The first call of a confirmed act: what would change, and how to go ahead. Nothing has changed. */
+function previewAnswer(tool: AnyTool, d: Extract<Decision, { kind: "preview" }>) {
+  const confirmationRequired = {
+    summary: d.plan.summary,
+    details: d.plan.details,
+    targets: targetsOf(d.plan),
+    ...(d.plan.preview ? { preview: d.plan.preview } : {}),
+    token: d.token,
+    expiresAt: d.expiresAt,
+  };
+  const text = [
+    `Needs the person's confirmation. ${planText(d.plan)}`,
+    `Nothing has been changed. Show this to the person; if they agree, call \`${tool.name}\` again with the same arguments and confirmation: "${d.token}" (valid until ${d.expiresAt}, once).`,
+  ].join("\n");
+  return { content: [{ type: "text" as const, text }], structuredContent: { confirmationRequired } };
 }

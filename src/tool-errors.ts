@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ForeignUrlError, isServiceError, retryAdvice, UnexpectedResponseError } from "./api/errors.js";
+import { LocalPathError } from "./local/roots.js";
 import { ChallengeRequired } from "./session.js";
 import { SignInFailed } from "./sign-in-failure.js";
 import { UserInputError } from "./tools/define.js";
@@ -25,7 +26,7 @@ export class ToolDeadlineExceeded extends Error {
  * trace, raw XML or secret. Status and the service's own message go to the log and the structured error.
  */
 export function toUserMessage(err: unknown, tool: string): string {
-  if (err instanceof UserInputError) return err.message;
+  if (err instanceof UserInputError || err instanceof LocalPathError) return err.message;
   // Both are written for the person already: the service, the variable to fix, what happens next.
   if (err instanceof SignInFailed || err instanceof ToolDeadlineExceeded) return err.message;
   if (err instanceof ChallengeRequired) {

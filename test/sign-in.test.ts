@@ -7,7 +7,7 @@ import { DEMO_TOTP_SECRET } from "../repository/seed.js";
 import type { RunningRepository } from "../repository/server.js";
 import { totp } from "../repository/totp.js";
 import { loadConfig } from "../src/config.js";
-import { audienceFrom } from "../src/guards.js";
+import { audienceFrom } from "../src/guards/visibility.js";
 import { createLogger } from "../src/log.js";
 import { buildServer, type ServerDeps } from "../src/server.js";
 import { ChallengeRequired, Session } from "../src/session.js";

@@ -2,7 +2,7 @@ import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../repository/server.js";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { audienceFrom } from "../src/guards.js";
+import { audienceFrom } from "../src/guards/visibility.js";
 import { createLogger } from "../src/log.js";
 import { buildServer } from "../src/server.js";
 import { Session } from "../src/session.js";

@@ -1,11 +1,14 @@
 import type { Logger } from "pino";
 import type { ContentApi } from "../api/content.js";
 import type { EntityApi } from "../api/entity.js";
+import type { ServiceClient } from "../api/index.js";
 import type { Config } from "../config.js";
 import type { Session } from "../session.js";
 
 /** What every tool handler gets: the typed service APIs, the session, and the request's signal/progress. */
 export interface ToolContext {
+  /** Every API of the service (ctx.api.structure, ctx.api.lifecycle, ...); `entity`/`content` are the same objects. */
+  api: ServiceClient;
   entity: EntityApi;
   content: ContentApi;
   session: Session;

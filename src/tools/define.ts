@@ -6,17 +6,20 @@ import type { z } from "zod";
  * list; server.ts, read-only and role filtering, the README table and the snapshots derive from it.
  */
 
-export const TOOLSETS = {
-  discovery:
-    "Search, browse and read the collection: entities, metadata, files, events; save files where a download folder is configured",
-  session: "Who am I, and completing sign-in challenges",
-} as const;
-export type Toolset = keyof typeof TOOLSETS;
-/** Toolsets enabled when PRESERVATION_TOOLSETS is unset or "default". */
-export const DEFAULT_TOOLSETS: Toolset[] = ["discovery", "session"];
+import type { Toolset } from "./toolsets.js";
+
+export { DEFAULT_TOOLSETS, TOOLSETS, type Toolset } from "./toolsets.js";
 
 /** Capabilities that exist only when the configuration allows them. */
-export type Feature = "local-downloads";
+export type Feature = "local-downloads" | "local-ingest";
+
+/** The service's roles that may curate (edit, arrange, ingest); deletion's approval and final deletion need a manager. */
+export const CURATOR_ROLES = [
+  "ROLE_SDB_DATA_MANAGEMENT_USER",
+  "ROLE_SDB_MANAGER_USER",
+  "ROLE_SDB_ADMIN_USER",
+] as const;
+export const MANAGER_ROLES = ["ROLE_SDB_MANAGER_USER", "ROLE_SDB_ADMIN_USER"] as const;
 
 /** All four hints, always explicit: clients assume the worst for any hint left out. */
 export interface ToolHints {
@@ -32,6 +35,49 @@ export interface ToolAnswer<O> {
   text?: string;
   /** Resource links (e.g. to bitstreams) shown next to the answer instead of inlined content. */
   links?: { uri: string; name: string; mimeType?: string; description?: string }[];
+  /** What a write did, for the audit log (guards/audit.ts); never secrets. */
+  audit?: AuditFacts;
+}
+
+/** A target of a write as the audit log and confirmation previews name it: ref and title, not a bare ref. */
+export interface TargetRef {
+  ref: string;
+  title: string;
+}
+
+export interface AuditFacts {
+  targets: TargetRef[];
+  /** For metadata changes: what was there before, so the change can be undone from the log. */
+  previous?: {
+    ref: string;
+    entityType: "SO" | "IO" | "CO";
+    /** Title and description before a title/description change. */
+    title?: string;
+    description?: string;
+    /** A fragment before it was changed or deleted (absent when a fragment was added). */
+    fragment?: { schema: string; xml: string; mref?: string };
+  };
+  /** The job handle when the write runs as a job. */
+  job?: string;
+}
+
+/**
+ * What a destructive or wide act will do, shown to the person before anything changes (guards/confirm.ts).
+ * Everything the person needs to say yes or no: exact titles, counts, the diff.
+ */
+export interface ConfirmPlan {
+  /** One line: "Delete folder “Minutes 1850–1899” and its 3 folders and 120 assets to the recycle bin". */
+  summary: string;
+  /** Further lines: a diff, titles of what is affected (bounded, saying what was left out). */
+  details: string[];
+  /**
+   * What the confirmation is bound to: each target with a fingerprint of the state the plan was made
+   * from (e.g. a digest of the fragment's XML, or of title + parent + tag + child count). The confirmed call
+   * plans again and refuses, changing nothing, when any fingerprint differs.
+   */
+  targets: (TargetRef & { fingerprint: string })[];
+  /** Structured preview for programs (counts, diff lines); kept small. */
+  preview?: Record<string, unknown>;
 }
 
 export interface ToolDefinition<
@@ -53,9 +99,22 @@ export interface ToolDefinition<
    * and stops when the client cancels.
    */
   transfersFiles?: boolean;
+  /**
+   * Changes nothing in the repository although readOnlyHint is false (completing a sign-in, saving a file to
+   * the person's disk): such a tool stays listed in read-only mode, which removes every tool that changes the
+   * repository.
+   */
+  localOnly?: boolean;
   inputSchema: I;
   outputSchema: O;
   annotations: ToolHints;
+  /**
+   * Destructive or wide acts declare a plan: the guard calls it first and, unless the person already
+   * confirmed, answers with the plan and a sealed confirmation token (or asks the person in a form) instead
+   * of running the handler. Return undefined when these particular arguments need no confirmation (e.g. a
+   * move of one asset rather than a folder with contents). The plan must change nothing.
+   */
+  confirm?: (args: z.infer<I>, ctx: C) => Promise<ConfirmPlan | undefined>;
   handler: (args: z.infer<I>, ctx: C) => Promise<ToolAnswer<z.infer<O>>>;
 }
 

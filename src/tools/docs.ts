@@ -20,7 +20,12 @@ export function renderToolTable(tools: readonly AnyTool[]): string {
     const inSet = tools.filter((t) => t.toolset === set);
     if (inSet.length === 0) continue;
     const dflt = DEFAULT_TOOLSETS.includes(set) ? " (default)" : "";
-    lines.push(`**${set}**${dflt}: ${TOOLSETS[set]}`, "", "| tool | what it does | kind |", "|---|---|---|");
+    lines.push(
+      `**${set}**${dflt}: ${TOOLSETS[set].description}`,
+      "",
+      "| tool | what it does | kind |",
+      "|---|---|---|",
+    );
     for (const t of inSet) {
       const kind = t.annotations.readOnlyHint
         ? "read"

@@ -1,7 +1,8 @@
-import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createMcpHandler } from "@modelcontextprotocol/server";
 import type { RunningRepository } from "../../repository/server.js";
 import { loadConfig } from "../../src/config.js";
-import { audienceFrom } from "../../src/guards.js";
+import { audienceFrom } from "../../src/guards/visibility.js";
 import { createLogger } from "../../src/log.js";
 import { buildServer, type ServerDeps } from "../../src/server.js";
 import { Session } from "../../src/session.js";
@@ -13,6 +14,8 @@ export interface McpHarness {
   deps: ServerDeps;
   /** Calls a tool and returns its structured content; throws with the text when isError. */
   call<T = Record<string, unknown>>(name: string, args?: Record<string, unknown>): Promise<T>;
+  /** Messages of the elicitation requests the client answered (with `elicit`). */
+  elicited: string[];
   /** Calls a tool and returns the raw result (for error assertions). */
   raw(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
   close(): Promise<void>;
@@ -25,7 +28,23 @@ export interface McpHarnessOptions {
   /** Share an already running repository (not closed by the harness). */
   repo?: RunningRepository;
   tokenTtlMs?: number;
+  /**
+   * The protocol era: "2025-11-25" (the default) links client and server in memory; "2026-07-28" runs the
+   * real Streamable HTTP path (createMcpHandler) with the v2 client pinned to 2026-07-28, no socket.
+   */
+  era?: Era;
+  /**
+   * Declare form elicitation and answer every request with this (the person's answer); unset = the client
+   * cannot elicit, so confirmations go through the token path. Requests seen are kept in `elicited`.
+   */
+  elicit?: (message: string) => {
+    action: "accept" | "decline" | "cancel";
+    content?: Record<string, string | number | boolean | string[]>;
+  };
 }
+
+export type Era = "2025-11-25" | "2026-07-28";
+export const ERAS: readonly Era[] = ["2025-11-25", "2026-07-28"];
 
 type ToolResult = Awaited<ReturnType<Client["callTool"]>>;
 
@@ -55,17 +74,45 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
   await session.login();
   const roles = (await session.whoAmI()).roles;
   const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
-  const server = buildServer(deps);
-  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverTransport);
-  const client = new Client({ name: "test-client", version: "1.0.0" });
-  await client.connect(clientTransport);
+  const elicited: string[] = [];
+  const client = new Client(
+    { name: "test-client", version: "1.0.0" },
+    {
+      ...(opts.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+      ...(opts.era === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
+    },
+  );
+  if (opts.elicit) {
+    const answer = opts.elicit;
+    client.setRequestHandler("elicitation/create", async (req) => {
+      const message = String((req.params as { message?: string }).message ?? "");
+      elicited.push(message);
+      return answer(message);
+    });
+  }
+  let server: { close(): Promise<void> };
+  if (opts.era === "2026-07-28") {
+    const handler = createMcpHandler(() => buildServer(deps));
+    server = { close: async () => {} };
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://127.0.0.1/mcp"), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+    );
+  } else {
+    const inMemory = buildServer(deps);
+    server = inMemory;
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await inMemory.connect(serverTransport);
+    await client.connect(clientTransport);
+  }
   const raw = (name: string, args: Record<string, unknown> = {}) =>
     client.callTool({ name, arguments: args });
   return {
     client,
     repo,
     deps,
+    elicited,
     raw,
     async call<T>(name: string, args: Record<string, unknown> = {}) {
       const res = await raw(name, args);

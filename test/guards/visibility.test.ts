@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { loadConfig } from "../src/config.js";
-import { type Audience, audienceFrom, isToolVisible, resolveToolsets } from "../src/guards.js";
-import { type AnyTool, defineTool } from "../src/tools/define.js";
+import { loadConfig } from "../../src/config.js";
+import { type Audience, audienceFrom, isToolVisible, resolveToolsets } from "../../src/guards/visibility.js";
+import { type AnyTool, defineTool } from "../../src/tools/define.js";
+import { ALL_TOOLS } from "../../src/tools/index.js";
 
 const env = {
   PRESERVATION_URL: "http://127.0.0.1:1",
@@ -30,8 +31,18 @@ describe("which tools a caller sees", () => {
   const base: Audience = audienceFrom(loadConfig([], env), ["ROLE_SDB_ACCESS_USER"]);
 
   it("resolves toolset names, with default and all, and names the valid ones on a typo", () => {
-    expect([...resolveToolsets(["default"])].sort()).toEqual(["discovery", "session"]);
-    expect(resolveToolsets(["all"]).size).toBeGreaterThanOrEqual(2);
+    // The curator's defaults: find and read, describe, arrange, take in, send out, follow jobs.
+    expect([...resolveToolsets(["default"])].sort()).toEqual([
+      "discovery",
+      "export",
+      "ingest",
+      "jobs",
+      "metadata",
+      "session",
+      "structure",
+    ]);
+    expect(resolveToolsets(["all"]).size).toBe(10);
+    expect([...resolveToolsets(["default", "lifecycle"])]).toContain("lifecycle");
     expect(() => resolveToolsets(["discovry"])).toThrow(/unknown toolset "discovry".*discovery/);
   });
 
@@ -46,6 +57,14 @@ describe("which tools a caller sees", () => {
     expect(isToolVisible(tool({ annotations: write }), ro)).toBe(false);
     expect(isToolVisible(tool({}), ro)).toBe(true);
     expect(isToolVisible(tool({ annotations: write }), base)).toBe(true);
+  });
+
+  it("keeps tools that change nothing in the repository in read-only mode (sign-in, local saves)", () => {
+    const ro = audienceFrom(loadConfig(["--read-only", "--download-dir", "/tmp/x"], env), []);
+    expect(isToolVisible(tool({ annotations: write, localOnly: true }), ro)).toBe(true);
+    const listed = ALL_TOOLS.filter((t) => isToolVisible(t, { ...ro, toolsets: resolveToolsets(["all"]) }));
+    expect(listed.map((t) => t.name)).toContain("complete_sign_in");
+    expect(listed.every((t) => t.annotations.readOnlyHint || t.localOnly)).toBe(true);
   });
 
   it("shows role-gated tools only to callers with one of the roles, and to nobody while sign-in is pending", () => {

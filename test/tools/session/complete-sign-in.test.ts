@@ -1,15 +1,15 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_TOTP_SECRET } from "../../repository/seed.js";
-import type { RunningRepository } from "../../repository/server.js";
-import { totp } from "../../repository/totp.js";
-import { loadConfig } from "../../src/config.js";
-import { audienceFrom } from "../../src/guards.js";
-import { createLogger } from "../../src/log.js";
-import { buildServer } from "../../src/server.js";
-import { ChallengeRequired, Session } from "../../src/session.js";
-import { textOf } from "../helpers/mcp.js";
-import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
+import { DEMO_TOTP_SECRET } from "../../../repository/seed.js";
+import type { RunningRepository } from "../../../repository/server.js";
+import { totp } from "../../../repository/totp.js";
+import { loadConfig } from "../../../src/config.js";
+import { audienceFrom } from "../../../src/guards/visibility.js";
+import { createLogger } from "../../../src/log.js";
+import { buildServer } from "../../../src/server.js";
+import { ChallengeRequired, Session } from "../../../src/session.js";
+import { textOf } from "../../helpers/mcp.js";
+import { DEMO_USERS, startTestRepository } from "../../helpers/repository.js";
 
 /**
  * `complete_sign_in` as a model uses it when the client cannot show a form: a wrong code must say that the

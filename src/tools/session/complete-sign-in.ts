@@ -1,36 +1,7 @@
 import { z } from "zod";
-import { isServiceError } from "../api/errors.js";
-import type { ToolContext } from "./context.js";
-import { type AnyTool, defineTool, UserInputError } from "./define.js";
-
-const whoami = defineTool({
-  name: "whoami",
-  title: "Who am I",
-  description:
-    "The signed-in user of the repository: username, full name, tenant, roles, and when the access token and the session expire. Use it to explain what the user may do.",
-  toolset: "session",
-  inputSchema: z.object({}),
-  outputSchema: z.object({
-    user: z.string(),
-    fullName: z.string().optional(),
-    email: z.string().optional(),
-    tenant: z.string().optional(),
-    roles: z.array(z.string()),
-    tokenExpiresAt: z.string().describe("ISO 8601; the token is refreshed automatically before this"),
-    sessionEndsAt: z.string().describe("ISO 8601; a fresh sign-in happens automatically after this"),
-    service: z.string().describe("Base URL of the repository service"),
-  }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, ctx: ToolContext) {
-    const me = await ctx.session.whoAmI(ctx.signal);
-    const { sessionStartedAt: _started, ...rest } = me;
-    // The display form: a URL may carry credentials or a query string that no answer should repeat.
-    const service = ctx.session.displayUrl;
-    const structured = { ...rest, service };
-    const text = `${me.fullName ? `${me.fullName} (${me.user})` : me.user}${me.tenant ? `, tenant ${me.tenant}` : ""}; roles: ${me.roles.join(", ") || "none"}; token valid until ${me.tokenExpiresAt}; service ${service}`;
-    return { structured, text };
-  },
-});
+import { isServiceError } from "../../api/errors.js";
+import type { ToolContext } from "../context.js";
+import { defineTool, UserInputError } from "../define.js";
 
 const completeSignIn = defineTool({
   name: "complete_sign_in",
@@ -47,6 +18,9 @@ const completeSignIn = defineTool({
       .describe("The code the person read from the e-mail or authenticator app"),
   }),
   outputSchema: z.object({ user: z.string(), roles: z.array(z.string()), tokenExpiresAt: z.string() }),
+  // Changes the session, not the repository: read-only mode keeps it, or two-factor and temporary users
+  // could never finish signing in there.
+  localOnly: true,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async handler({ code }, ctx: ToolContext) {
     const state = ctx.session.state;
@@ -72,9 +46,9 @@ const completeSignIn = defineTool({
     const me = await ctx.session.whoAmI(ctx.signal);
     return {
       structured: { user: me.user, roles: me.roles, tokenExpiresAt: me.tokenExpiresAt },
-      text: `Signed in as ${me.user}. Restart the conversation's tool list if role-specific tools are missing.`,
+      text: `Signed in as ${me.user}. The tool list now shows what your roles allow.`,
     };
   },
 });
 
-export const SESSION_TOOLS: readonly AnyTool[] = [whoami, completeSignIn];
+export default completeSignIn;

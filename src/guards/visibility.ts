@@ -1,9 +1,10 @@
-import type { Config } from "./config.js";
-import { type AnyTool, DEFAULT_TOOLSETS, type Feature, TOOLSETS, type Toolset } from "./tools/define.js";
+import type { Config } from "../config.js";
+import { type AnyTool, DEFAULT_TOOLSETS, type Feature, TOOLSETS, type Toolset } from "../tools/define.js";
 
 /**
  * Which tools a caller sees, decided in one ordered place (as GitHub's MCP server does): the tool's own
- * configuration need (e.g. a download folder) → toolset enabled → read-only mode (derived from the tool's own readOnlyHint, never a second list) → the caller's roles.
+ * configuration need (e.g. a download folder) → toolset enabled
+ * → read-only mode (derived from the tool's own readOnlyHint and localOnly, never a second list) → the caller's roles.
  * Tools filtered out are not registered at all, so a model never sees a tool it cannot use.
  */
 
@@ -34,16 +35,22 @@ export interface Audience {
 export function audienceFrom(config: Config, roles: readonly string[] | undefined): Audience {
   const features = new Set<Feature>();
   if (config.downloadDir) features.add("local-downloads");
+  if (config.ingestRoots.length > 0) features.add("local-ingest");
   return { readOnly: config.readOnly, toolsets: resolveToolsets(config.toolsets), roles, features };
 }
 
 export function isToolVisible(tool: AnyTool, a: Audience): boolean {
   if (tool.requires && !a.features.has(tool.requires)) return false;
   if (!a.toolsets.has(tool.toolset)) return false;
-  if (a.readOnly && !tool.annotations.readOnlyHint) return false;
+  if (a.readOnly && changesRepository(tool)) return false;
   if (tool.requiredRoles) {
     if (!a.roles) return false;
     if (!tool.requiredRoles.some((r) => a.roles?.includes(r))) return false;
   }
   return true;
+}
+
+/** Whether a tool can change the repository: what read-only mode removes. */
+export function changesRepository(tool: AnyTool): boolean {
+  return !tool.annotations.readOnlyHint && tool.localOnly !== true;
 }

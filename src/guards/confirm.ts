@@ -1,0 +1,239 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import {
+  acceptedContent,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { AnyTool, ConfirmPlan } from "../tools/define.js";
+import { digestArgs } from "./audit.js";
+
+/**
+ * Confirmation of destructive or wide acts, declared once on the tool (`confirm`, a plan function) and done
+ * here once for every tool. The first call changes nothing: it plans, and either asks the person in a form
+ * (clients that can show one: an input-required result, which the SDK turns into an elicitation for
+ * 2025-era clients) or answers with the plan and a confirmation token. The token (and the state carried
+ * through the person's answer) is sealed with AES-256-GCM under a key from PRESERVATION_CONFIRM_KEY (or a
+ * random per-process key), so it cannot be forged or read, and any server with the same key accepts it. It
+ * is bound to the tool, a digest of the exact arguments, the user, and each target's fingerprint; it expires
+ * after a few minutes and is accepted once. The confirmed call plans again and refuses, changing nothing,
+ * when any target changed since the preview.
+ */
+
+export const CONFIRM_TTL_MS = 5 * 60_000;
+const TOKEN_PREFIX = "pc1.";
+const ANSWER_KEY = "confirm_action";
+const AnswerSchema = z.object({
+  confirm: z
+    .boolean()
+    .meta({ title: "Go ahead?", description: "Tick to carry this out; leave unticked to change nothing" }),
+});
+
+interface Sealed {
+  /** Tool name. */
+  t: string;
+  /** Digest of the arguments (without `confirmation`). */
+  a: string;
+  /** The signed-in user. */
+  u: string;
+  /** Targets: [ref, fingerprint]. */
+  g: [string, string][];
+  /** Expiry, ms since the epoch. */
+  e: number;
+  /** Nonce: single use. */
+  n: string;
+}
+
+export type Decision =
+  /** Run the handler with these arguments (the confirmation stripped); `plan` when one was confirmed. */
+  | { kind: "run"; args: Record<string, unknown>; plan?: ConfirmPlan; confirmedBy?: "token" | "person" }
+  /** Answer with the plan and a token; nothing changed. */
+  | { kind: "preview"; plan: ConfirmPlan; token: string; expiresAt: string }
+  /** Ask the person (input-required result); nothing changed. */
+  | { kind: "ask"; plan: ConfirmPlan; result: InputRequiredResult }
+  /** Refused; nothing changed. */
+  | { kind: "refused"; message: string; plan?: ConfirmPlan; outcome: "refused" | "declined" };
+
+export interface ConfirmCall<C> {
+  ctx: C;
+  mcp: ServerContext;
+  /** The client can show a form (elicitation). */
+  canAsk: boolean;
+  user: string;
+}
+
+export class ConfirmationGuard {
+  readonly #key: Buffer;
+  readonly #used = new Map<string, number>();
+
+  constructor(
+    keyText: string | undefined,
+    readonly ttlMs: number = CONFIRM_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#key = keyText
+      ? Buffer.from(hkdfSync("sha256", keyText, "preservation-mcp", "confirmation tokens v1", 32))
+      : randomBytes(32);
+  }
+
+  seal(payload: Sealed): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.#key, iv);
+    const body = Buffer.concat([cipher.update(JSON.stringify(payload), "utf8"), cipher.final()]);
+    return TOKEN_PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url");
+  }
+
+  open(token: string): Sealed | undefined {
+    if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX) || token.length > 8192) return undefined;
+    const raw = Buffer.from(token.slice(TOKEN_PREFIX.length), "base64url");
+    if (raw.length < 12 + 16 + 2) return undefined;
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", this.#key, raw.subarray(0, 12));
+      decipher.setAuthTag(raw.subarray(raw.length - 16));
+      const text = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]);
+      const p = JSON.parse(text.toString("utf8")) as Sealed;
+      if (typeof p.t !== "string" || typeof p.a !== "string" || !Array.isArray(p.g)) return undefined;
+      return p;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Decides what one call of a tool with a `confirm` plan does. */
+  async decide<C>(tool: AnyTool, rawArgs: Record<string, unknown>, call: ConfirmCall<C>): Promise<Decision> {
+    const { confirmation, ...args } = rawArgs;
+    const plan = (): Promise<ConfirmPlan | undefined> =>
+      tool.confirm?.(args, call.ctx) ?? Promise.resolve(undefined);
+
+    // The person answered the form we showed (re-entry after an input-required result).
+    const answered = inputResponse(call.mcp.mcpReq.inputResponses, ANSWER_KEY);
+    if (answered.kind === "elicit") {
+      const state = call.mcp.mcpReq.requestState<string>();
+      const checked = this.check(tool, args, call.user, typeof state === "string" ? state : undefined);
+      if (typeof checked === "string") return { kind: "refused", message: checked, outcome: "refused" };
+      const answer = acceptedContent(call.mcp.mcpReq.inputResponses, ANSWER_KEY, AnswerSchema);
+      if (!answer?.confirm) {
+        return {
+          kind: "refused",
+          outcome: "declined",
+          message: "The person did not confirm; nothing was changed.",
+        };
+      }
+      return this.recheck(tool, args, checked, await plan(), "person");
+    }
+
+    if (confirmation !== undefined) {
+      const checked = this.check(tool, args, call.user, String(confirmation));
+      if (typeof checked === "string") return { kind: "refused", message: checked, outcome: "refused" };
+      return this.recheck(tool, args, checked, await plan(), "token");
+    }
+
+    const p = await plan();
+    if (!p) return { kind: "run", args };
+    const expires = this.now() + this.ttlMs;
+    const sealed = this.seal({
+      t: tool.name,
+      a: digestArgs(args),
+      u: call.user,
+      g: p.targets.map((t) => [t.ref, t.fingerprint]),
+      e: expires,
+      n: randomBytes(12).toString("base64url"),
+    });
+    if (call.canAsk) {
+      return {
+        kind: "ask",
+        plan: p,
+        result: inputRequired({
+          inputRequests: {
+            [ANSWER_KEY]: inputRequired.elicit({
+              message: planText(p),
+              requestedSchema: AnswerSchema,
+            }),
+          },
+          requestState: sealed,
+        }),
+      };
+    }
+    return { kind: "preview", plan: p, token: sealed, expiresAt: new Date(expires).toISOString() };
+  }
+
+  /** Verifies a token against this call; a string is the refusal the model reads. */
+  private check(
+    tool: AnyTool,
+    args: Record<string, unknown>,
+    user: string,
+    token: string | undefined,
+  ): Sealed | string {
+    const again = `Call \`${tool.name}\` without \`confirmation\` for a fresh preview.`;
+    const sealed = token === undefined ? undefined : this.open(token);
+    if (!sealed) {
+      return `The confirmation token is not valid (damaged, made up, or from a server with a different PRESERVATION_CONFIRM_KEY); nothing was changed. ${again}`;
+    }
+    if (sealed.t !== tool.name) {
+      return `The confirmation token was issued for \`${sealed.t}\`, not \`${tool.name}\`; nothing was changed. ${again}`;
+    }
+    if (sealed.u !== user) {
+      return `The confirmation token was issued to another user; nothing was changed. ${again}`;
+    }
+    if (sealed.a !== digestArgs(args)) {
+      return `The confirmation token was issued for different arguments; nothing was changed. Repeat exactly the previewed arguments, or ${again[0]?.toLowerCase()}${again.slice(1)}`;
+    }
+    this.prune();
+    if (this.now() > sealed.e) {
+      return `The confirmation token expired (they last ${Math.round(this.ttlMs / 60_000) || 1} minutes); nothing was changed. ${again}`;
+    }
+    if (this.#used.has(sealed.n)) {
+      return `The confirmation token was already used; nothing was changed. ${again}`;
+    }
+    return sealed;
+  }
+
+  /** The targets must be exactly as they were previewed; only then is the token spent. */
+  private recheck(
+    tool: AnyTool,
+    args: Record<string, unknown>,
+    sealed: Sealed,
+    now: ConfirmPlan | undefined,
+    by: "token" | "person",
+  ): Decision {
+    const before = new Map(sealed.g);
+    const changed =
+      !now ||
+      now.targets.length !== before.size ||
+      now.targets.some((t) => before.get(t.ref) !== t.fingerprint);
+    if (changed) {
+      const which = now?.targets.find((t) => before.get(t.ref) !== t.fingerprint);
+      const what = which ? `“${which.title}” (${which.ref})` : "What the preview showed";
+      return {
+        kind: "refused",
+        outcome: "refused",
+        ...(now ? { plan: now } : {}),
+        message: `${what} changed since the preview; nothing was changed. Call \`${tool.name}\` without \`confirmation\` to see what it would do now.`,
+      };
+    }
+    this.#used.set(sealed.n, sealed.e);
+    return { kind: "run", args, plan: now, confirmedBy: by };
+  }
+
+  private prune(): void {
+    const t = this.now();
+    for (const [n, exp] of this.#used) if (exp < t) this.#used.delete(n);
+  }
+}
+
+/** The plan as the person reads it: the summary, then the details. */
+export function planText(plan: ConfirmPlan): string {
+  return [plan.summary, ...plan.details].join("\n");
+}
+
+/** What a preview adds to the tool's structured answer. */
+export const ConfirmationRequiredSchema = z.object({
+  summary: z.string(),
+  details: z.array(z.string()),
+  targets: z.array(z.object({ ref: z.string(), title: z.string() })),
+  preview: z.record(z.string(), z.unknown()).optional(),
+  token: z.string().describe("Pass back as `confirmation` once the person agreed"),
+  expiresAt: z.string(),
+});

@@ -1,0 +1,4 @@
+import type { AnyTool } from "../define.js";
+
+/** The bulk toolset (see ../toolsets.ts), in the order tools/list shows it. */
+export const BULK_TOOLS: readonly AnyTool[] = [];

@@ -1,0 +1,4 @@
+import type { AnyTool } from "../define.js";
+
+/** The export toolset (see ../toolsets.ts), in the order tools/list shows it. */
+export const EXPORT_TOOLS: readonly AnyTool[] = [];

@@ -1,0 +1,4 @@
+import type { AnyTool } from "../define.js";
+
+/** The ingest toolset (see ../toolsets.ts), in the order tools/list shows it. */
+export const INGEST_TOOLS: readonly AnyTool[] = [];

@@ -1,0 +1,4 @@
+import type { AnyTool } from "../define.js";
+
+/** The jobs toolset (see ../toolsets.ts), in the order tools/list shows it. */
+export const JOBS_TOOLS: readonly AnyTool[] = [];
