@@ -15,6 +15,7 @@ import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./s
 import { SignInFailed } from "./sign-in-failure.js";
 import { startDeadline } from "./tool-deadline.js";
 import { ToolDeadlineExceeded, toUserMessage } from "./tool-errors.js";
+import { listedInput, listedOutput } from "./tool-schemas.js";
 import type { ToolContext } from "./tools/context.js";
 import { type AnyTool, type ConfirmPlan, type TargetRef, UserInputError } from "./tools/define.js";
 import { ALL_TOOLS } from "./tools/index.js";
@@ -127,8 +128,8 @@ function registerTool(
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: schemas.input,
-      outputSchema: schemas.output,
+      inputSchema: listedInput(schemas.input),
+      outputSchema: listedOutput(schemas.output),
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (rawArgs: Record<string, unknown>, ctx) => {

@@ -11,7 +11,7 @@ import type { Toolset } from "./toolsets.js";
 export { DEFAULT_TOOLSETS, TOOLSETS, type Toolset } from "./toolsets.js";
 
 /** Capabilities that exist only when the configuration allows them. */
-export type Feature = "local-downloads" | "local-ingest";
+export type Feature = "local-downloads" | "local-ingest" | "audit-log";
 
 /** The service's roles that may curate (edit, arrange, ingest); deletion's approval and final deletion need a manager. */
 export const CURATOR_ROLES = [

@@ -60,11 +60,9 @@ describe("the discovery tools in tools/list", () => {
     }
   });
 
-  it("keep the default tool list under about 6,000 tokens (characters / 4)", async () => {
+  it("come first in the default tool list, then the session tools (the budget of the whole list is in registry.test.ts)", async () => {
     const { tools } = await manager.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual([...NAMES, "whoami", "complete_sign_in"]);
-    const chars = JSON.stringify(tools).length;
-    console.log(`tools/list: ${tools.length} tools, ${chars} characters (~${Math.round(chars / 4)} tokens)`);
-    expect(chars / 4).toBeLessThan(6000);
+    const names = tools.map((t) => t.name);
+    expect(names.slice(0, NAMES.length + 2)).toEqual([...NAMES, "whoami", "complete_sign_in"]);
   });
 });

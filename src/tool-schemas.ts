@@ -1,0 +1,64 @@
+import type { z } from "zod";
+
+/**
+ * The JSON Schemas a client lists, kept compact: every tool's schemas are sent to the model on every turn,
+ * so bytes that tell it nothing are cut. Validation is untouched (the zod schema still does it); only the
+ * advertised JSON Schema is pruned: the `$schema` URI everywhere, and in output schemas (which programs read,
+ * not the model) the descriptions and the `additionalProperties: false` zod adds to every object.
+ */
+
+type JsonNode = unknown;
+type JsonSchemaOptions = { target: string };
+interface StandardWithJson {
+  "~standard": {
+    version: 1;
+    vendor: string;
+    validate: (value: unknown) => unknown;
+    jsonSchema?: {
+      input: (opts: JsonSchemaOptions) => Record<string, unknown>;
+      output: (opts: JsonSchemaOptions) => Record<string, unknown>;
+    };
+  };
+}
+
+function prune(node: JsonNode, output: boolean): JsonNode {
+  if (Array.isArray(node)) return node.map((n) => prune(n, output));
+  if (!node || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+    if (key === "$schema") continue;
+    // Keywords only: a property *named* description has an object as its value, a keyword a string.
+    if (output && key === "description" && typeof value === "string") continue;
+    if (output && key === "additionalProperties" && value === false) continue;
+    out[key] = prune(value, output);
+  }
+  return out;
+}
+
+function compact<S extends z.ZodType>(schema: S, output: boolean): S {
+  const std = (schema as unknown as StandardWithJson)["~standard"];
+  const json = std.jsonSchema;
+  if (!json) return schema;
+  const wrapped: StandardWithJson = {
+    "~standard": {
+      ...std,
+      validate: (value) => std.validate(value),
+      jsonSchema: {
+        input: (opts) => prune(json.input(opts), output) as Record<string, unknown>,
+        output: (opts) => prune(json.output(opts), output) as Record<string, unknown>,
+      },
+    },
+  };
+  // The SDK reads only `~standard` (validation and JSON Schema); it stays a zod schema to the type checker.
+  return wrapped as unknown as S;
+}
+
+/** An input schema as listed: descriptions kept (they tell the model what to pass). */
+export function listedInput<S extends z.ZodType>(schema: S): S {
+  return compact(schema, false);
+}
+
+/** An output schema as listed: structure only. */
+export function listedOutput<S extends z.ZodType>(schema: S): S {
+  return compact(schema, true);
+}

@@ -1,0 +1,190 @@
+import { z } from "zod";
+import type { Entity } from "../../api/entity.js";
+import { TOP_LEVEL } from "../../api/structure.js";
+import type { ToolContext } from "../context.js";
+import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { refParam } from "../discovery/params.js";
+import { ancestors, loadEntity } from "../support/entities.js";
+import { spoken } from "../support/kinds.js";
+import { clip, lines } from "../support/text.js";
+import {
+  ARRANGE,
+  type Contents,
+  childCount,
+  contentsOut,
+  contentsPhrase,
+  countContents,
+  entityOut,
+  fingerprint,
+  folderPath,
+  jobSentence,
+  spokenPath,
+  summaryOf,
+} from "./params.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const input = z.object({
+  ref: refParam("Asset or folder to move; find it with `search` or `browse`"),
+  destination: z
+    .string()
+    .trim()
+    .refine((s) => UUID.test(s) || s === "top", {
+      error: (issue) =>
+        `"${String(issue.input)}" is neither a folder ref nor "top"; find folder refs with \`browse\``,
+    })
+    .describe('Folder to move it into (find it with `browse`), or "top" for the top level (folders only)'),
+});
+
+const place = z.object({ ref: z.string().optional(), path: z.string() });
+
+const output = z.object({
+  job: z.string(),
+  entity: entityOut,
+  from: place,
+  to: place,
+  /** What moves with a folder. */
+  contents: contentsOut.optional(),
+});
+
+interface Move {
+  entity: Entity;
+  /** null: the top level. */
+  destination: Entity | null;
+  fromPath: string;
+  toPath: string;
+  /** Direct children of a folder being moved (0 for an asset). */
+  children: number;
+}
+
+/** Loads both ends and refuses, changing nothing, what the service would refuse or what makes no sense. */
+async function examine(args: z.infer<typeof input>, ctx: ToolContext): Promise<Move> {
+  const entity = await loadEntity(ctx, args.ref, {
+    expect: ["IO", "SO"],
+    wrongKind: (e) =>
+      `A content object stays with its asset; move the asset ${e.parentRef ?? ""} instead. Nothing was moved.`,
+  });
+  const toTop = args.destination === "top";
+  if (toTop && entity.type !== "SO") {
+    throw new UserInputError(
+      `Only folders may be at the top level, and “${clip(entity.title, 80)}” is an asset; give a destination folder (find one with \`browse\`). Nothing was moved.`,
+    );
+  }
+  const destination = toTop
+    ? null
+    : await loadEntity(ctx, args.destination, {
+        expect: ["SO"],
+        wrongKind: () =>
+          "Things are moved into folders; give a destination folder ref (find one with `browse`). Nothing was moved.",
+      });
+  if (destination && entity.type === "SO") {
+    // A folder cannot go into itself or anything below it: check before asking the service.
+    const { crumbs } = await ancestors(ctx, destination);
+    if (destination.ref === entity.ref || crumbs.some((c) => c.ref === entity.ref)) {
+      throw new UserInputError(
+        `Folder “${clip(entity.title, 80)}” cannot be moved into ${destination.ref === entity.ref ? "itself" : `“${clip(destination.title, 80)}”, which is inside it`}; choose a folder outside it. Nothing was moved.`,
+      );
+    }
+  }
+  if ((entity.parentRef ?? null) === (destination?.ref ?? null)) {
+    throw new UserInputError(
+      `The ${spoken(entity.type)} “${clip(entity.title, 80)}” is already in ${destination ? `“${clip(destination.title, 80)}”` : "the top level"}; nothing to move.`,
+    );
+  }
+  const from = entity.parentRef ? await ctx.entity.get(entity.parentRef, "SO", ctx.signal) : null;
+  const [fromPath, toPath, children] = await Promise.all([
+    folderPath(ctx, from),
+    folderPath(ctx, destination),
+    entity.type === "SO" ? childCount(ctx, entity.ref) : 0,
+  ]);
+  return { entity, destination, fromPath, toPath, children };
+}
+
+function headline(m: Move, contents: Contents | undefined): string {
+  const what = `${spoken(m.entity.type)} “${clip(m.entity.title, 120)}”`;
+  const withIt = contents ? ` and its ${contentsPhrase(contents)}` : "";
+  return `${what}${withIt} from ${spokenPath(m.fromPath)} to ${spokenPath(m.toPath)}`;
+}
+
+export default defineTool({
+  name: "move_entity",
+  title: "Move an asset or folder",
+  description:
+    'Move an asset or a folder (with everything in it) into another folder, or a folder to the top level ("top"). Runs as a job; moving a folder with contents asks for confirmation first.',
+  toolset: "structure",
+  requiredRoles: CURATOR_ROLES,
+  inputSchema: input,
+  outputSchema: output,
+  annotations: ARRANGE,
+  async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
+    const m = await examine(args, ctx);
+    if (m.entity.type !== "SO" || m.children === 0) return undefined;
+    const contents = await countContents(ctx, m.entity.ref);
+    return {
+      summary: `Move ${headline(m, contents)}`,
+      details: [
+        `Folder ${m.entity.ref}; security tag ${m.entity.securityTag}; it keeps its tag and so does everything in it.`,
+        `Destination: ${m.destination ? `folder ${m.destination.ref} ${spokenPath(m.toPath)}` : "the top level"}.`,
+        `In it: ${contents.titles.map((t) => `“${t}”`).join(", ")}${m.children > contents.titles.length ? `, … (${m.children} directly inside)` : ""}`,
+      ],
+      targets: [
+        {
+          ref: m.entity.ref,
+          title: m.entity.title,
+          fingerprint: fingerprint(m.entity.parentRef, m.entity.title, m.entity.securityTag, m.children),
+        },
+        ...(m.destination
+          ? [
+              {
+                ref: m.destination.ref,
+                title: m.destination.title,
+                fingerprint: fingerprint(m.destination.parentRef, m.destination.title, m.toPath),
+              },
+            ]
+          : []),
+      ],
+      preview: {
+        folders: contents.folders,
+        assets: contents.assets,
+        complete: contents.complete,
+        from: m.fromPath,
+        to: m.toPath,
+      },
+    };
+  },
+  async handler(args, ctx: ToolContext) {
+    const m = await examine(args, ctx);
+    const contents =
+      m.entity.type === "SO" && m.children > 0 ? await countContents(ctx, m.entity.ref) : undefined;
+    const job = await ctx.api.structure.move(
+      m.entity.ref,
+      m.entity.type as "SO" | "IO",
+      m.destination?.ref ?? TOP_LEVEL,
+      ctx.signal,
+    );
+    const structured = {
+      job,
+      entity: summaryOf(m.entity),
+      from: { ...(m.entity.parentRef ? { ref: m.entity.parentRef } : {}), path: m.fromPath },
+      to: { ...(m.destination ? { ref: m.destination.ref } : {}), path: m.toPath },
+      ...(contents
+        ? { contents: { folders: contents.folders, assets: contents.assets, complete: contents.complete } }
+        : {}),
+    };
+    const text = lines(
+      `Moving ${headline(m, contents)} ${jobSentence(job)}`,
+      `Ref ${m.entity.ref}; destination ${m.destination ? `folder ${m.destination.ref}` : "the top level"}.`,
+    );
+    return {
+      structured,
+      text,
+      audit: {
+        targets: [
+          { ref: m.entity.ref, title: m.entity.title },
+          ...(m.destination ? [{ ref: m.destination.ref, title: m.destination.title }] : []),
+        ],
+        job,
+      },
+    };
+  },
+});

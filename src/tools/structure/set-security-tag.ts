@@ -1,0 +1,132 @@
+import { z } from "zod";
+import type { Entity } from "../../api/entity.js";
+import type { ToolContext } from "../context.js";
+import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { refParam } from "../discovery/params.js";
+import { loadEntity } from "../support/entities.js";
+import { spoken } from "../support/kinds.js";
+import { clip, lines } from "../support/text.js";
+import {
+  type Contents,
+  childCount,
+  contentsOut,
+  contentsPhrase,
+  countContents,
+  entityOut,
+  fingerprint,
+  jobSentence,
+  summaryOf,
+} from "./params.js";
+
+const input = z.object({
+  ref: refParam("Asset or folder; find it with `search` or `browse`"),
+  tag: z.string().trim().min(1).max(200).describe("New security tag, e.g. open or closed"),
+  includeDescendants: z
+    .boolean()
+    .default(false)
+    .describe("Folders: also re-tag everything inside (asks for confirmation). Default false"),
+});
+
+const output = z.object({
+  job: z.string(),
+  entity: entityOut,
+  previousTag: z.string(),
+  securityTag: z.string(),
+  includeDescendants: z.boolean(),
+  /** What is re-tagged with a folder, when includeDescendants. */
+  contents: contentsOut.optional(),
+});
+
+interface Change {
+  entity: Entity;
+  /** includeDescendants on a folder that holds something. */
+  wide: boolean;
+  children: number;
+}
+
+async function examine(args: z.infer<typeof input>, ctx: ToolContext): Promise<Change> {
+  const entity = await loadEntity(ctx, args.ref, {
+    expect: ["IO", "SO"],
+    wrongKind: (e) =>
+      `A content object carries its asset's tag; change the tag of the asset ${e.parentRef ?? ""} instead. Nothing was changed.`,
+  });
+  const children = entity.type === "SO" && args.includeDescendants ? await childCount(ctx, entity.ref) : 0;
+  const wide = children > 0;
+  if (!wide && entity.securityTag === args.tag) {
+    throw new UserInputError(
+      `The ${spoken(entity.type)} “${clip(entity.title, 80)}” already has security tag ${args.tag}; nothing to change.${entity.type === "SO" && !args.includeDescendants ? " To re-tag what is inside it, set includeDescendants." : ""}`,
+    );
+  }
+  return { entity, wide, children };
+}
+
+function headline(c: Change, tag: string, contents: Contents | undefined): string {
+  const e = c.entity;
+  const withIt = contents ? ` and its ${contentsPhrase(contents)}` : "";
+  return `security tag of ${spoken(e.type)} “${clip(e.title, 120)}”${withIt}: ${e.securityTag} → ${tag}`;
+}
+
+export default defineTool({
+  name: "set_security_tag",
+  title: "Change a security tag",
+  description:
+    "Change the security tag of an asset (its files follow) or a folder; with includeDescendants, of everything in the folder too (asks for confirmation first). Runs as a job.",
+  toolset: "structure",
+  requiredRoles: CURATOR_ROLES,
+  inputSchema: input,
+  outputSchema: output,
+  // Overwrites who may see and do what; with descendants, their various previous tags are not kept.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
+    const c = await examine(args, ctx);
+    if (!c.wide) return undefined;
+    const contents = await countContents(ctx, c.entity.ref);
+    const e = c.entity;
+    return {
+      summary: `Change the ${headline(c, args.tag, contents)}`,
+      details: [
+        `Folder ${e.ref}: ${e.securityTag} → ${args.tag}.`,
+        `Everything inside gets ${args.tag}, whatever its tag now (entities that already have it are skipped); assets' content objects follow their asset.`,
+        `In it: ${contents.titles.map((t) => `“${t}”`).join(", ")}${c.children > contents.titles.length ? `, … (${c.children} directly inside)` : ""}`,
+      ],
+      targets: [
+        {
+          ref: e.ref,
+          title: e.title,
+          fingerprint: fingerprint(e.parentRef, e.title, e.securityTag, c.children),
+        },
+      ],
+      preview: {
+        from: e.securityTag,
+        to: args.tag,
+        folders: contents.folders,
+        assets: contents.assets,
+        complete: contents.complete,
+      },
+    };
+  },
+  async handler(args, ctx: ToolContext) {
+    const c = await examine(args, ctx);
+    const e = c.entity;
+    const contents = c.wide ? await countContents(ctx, e.ref) : undefined;
+    const job = await ctx.api.structure.setSecurityTag(e.ref, e.type, args.tag, c.wide, ctx.signal);
+    const structured = {
+      job,
+      entity: summaryOf(e),
+      previousTag: e.securityTag,
+      securityTag: args.tag,
+      includeDescendants: c.wide,
+      ...(contents
+        ? { contents: { folders: contents.folders, assets: contents.assets, complete: contents.complete } }
+        : {}),
+    };
+    return {
+      structured,
+      text: lines(
+        `Changing the ${headline(c, args.tag, contents)} ${jobSentence(job)}`,
+        `Ref ${e.ref}.${e.type === "SO" && !c.wide ? " What is inside keeps its tags." : ""}`,
+      ),
+      audit: { targets: [{ ref: e.ref, title: e.title }], job },
+    };
+  },
+});

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../../repository/server.js";
+import { insertEntity } from "../../../repository/store/entities/write.js";
+import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
+import { asset, folder, type Preview, row, storeDigest, waitForJob } from "./support.js";
+
+interface Answer {
+  job: string;
+  entity: { ref: string; type: string; title: string };
+  previousTag: string;
+  securityTag: string;
+  includeDescendants: boolean;
+  contents?: { folders: number; assets: number; complete: boolean };
+}
+
+const FLAGS = ["--toolsets", "all"];
+
+describe.each(ERAS)("set_security_tag (%s)", (era) => {
+  let repo: RunningRepository;
+  let mcp: McpHarness;
+  let curator: McpHarness;
+
+  beforeAll(async () => {
+    repo = await startTestRepository({ seed: "none" });
+    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
+    curator = await startMcp({ user: "curator", flags: FLAGS, era, repo });
+  });
+  afterAll(async () => {
+    await curator?.close();
+    await mcp?.close();
+    await repo?.close();
+  });
+
+  it("re-tags one asset without confirmation; get_entity shows the new tag once the job completes", async () => {
+    const box = folder(repo, "Registers");
+    const reg = asset(repo, "Register 1871", box);
+    const res = await mcp.raw("set_security_tag", { ref: reg.ref, tag: "closed" });
+    expect(res.isError).toBeFalsy();
+    const a = res.structuredContent as unknown as Answer;
+    expect(a).toMatchObject({ previousTag: "open", securityTag: "closed", includeDescendants: false });
+    expect(textOf(res)).toContain(
+      `Changing the security tag of asset “Register 1871”: open → closed started as job ${a.job}; follow it with \`job_status\`.`,
+    );
+    expect(await waitForJob(repo, a.job)).toMatchObject({ status: "COMPLETED" });
+    const got = await mcp.call<{ entity: { securityTag: string } }>("get_entity", { ref: reg.ref });
+    expect(got.entity.securityTag).toBe("closed");
+  });
+
+  it("re-tags a folder alone without confirmation; what is inside keeps its tags", async () => {
+    const top = folder(repo, "Minutes");
+    const inner = asset(repo, "Minute book", top);
+    const a = await mcp.call<Answer>("set_security_tag", { ref: top.ref, tag: "staff" });
+    expect(a.includeDescendants).toBe(false);
+    expect(await waitForJob(repo, a.job)).toMatchObject({ status: "COMPLETED" });
+    expect(row(repo, top.ref).security_tag).toBe("staff");
+    expect(row(repo, inner.ref).security_tag).toBe("open");
+  });
+
+  it("previews a subtree re-tag (changing nothing), then re-tags exactly that once confirmed", async () => {
+    const top = folder(repo, "Staff files");
+    const sub = folder(repo, "Personnel", top, "closed");
+    const a1 = asset(repo, "Contract", sub, "closed");
+    const a2 = asset(repo, "Rota", top);
+    const args = { ref: top.ref, tag: "staff", includeDescendants: true };
+
+    const before = storeDigest(repo);
+    const p = await mcp.call<Preview>("set_security_tag", args);
+    expect(p.confirmationRequired.summary).toBe(
+      "Change the security tag of folder “Staff files” and its 1 folder and 2 assets: open → staff",
+    );
+    expect(p.confirmationRequired.preview).toMatchObject({
+      from: "open",
+      to: "staff",
+      folders: 1,
+      assets: 2,
+    });
+    expect(storeDigest(repo)).toBe(before);
+
+    const done = await mcp.call<Answer>("set_security_tag", {
+      ...args,
+      confirmation: p.confirmationRequired.token,
+    });
+    expect(done).toMatchObject({
+      includeDescendants: true,
+      contents: { folders: 1, assets: 2, complete: true },
+    });
+    expect(await waitForJob(repo, done.job)).toMatchObject({ status: "COMPLETED" });
+    for (const e of [top, sub, a1, a2]) expect(row(repo, e.ref).security_tag).toBe("staff");
+  });
+
+  it("says when there is nothing to change, and refuses a content object", async () => {
+    const f = folder(repo, "Already open");
+    const res = await mcp.raw("set_security_tag", { ref: f.ref, tag: "open" });
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toMatch(
+      /already has security tag open; nothing to change\. To re-tag what is inside/,
+    );
+    const holder = asset(repo, "Photograph", f);
+    const co = insertEntity(repo.svc.db, {
+      type: "CO",
+      title: "photo.tif",
+      securityTag: "open",
+      parentRef: holder.ref,
+    });
+    const onCo = await mcp.raw("set_security_tag", { ref: co.ref, tag: "closed" });
+    expect(textOf(onCo)).toContain(`change the tag of the asset ${holder.ref} instead. Nothing was changed.`);
+    expect(row(repo, co.ref).security_tag).toBe("open");
+  });
+
+  it("passes on the service's refusals: a curator may not change tags (403), an unknown tag (400)", async () => {
+    const f = folder(repo, "Guarded");
+    const before = storeDigest(repo);
+    const denied = await curator.raw("set_security_tag", { ref: f.ref, tag: "closed" });
+    expect(denied.isError).toBe(true);
+    expect(textOf(denied)).toMatch(/permission/i);
+    const unknown = await mcp.raw("set_security_tag", { ref: f.ref, tag: "top-secret" });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/rejected/);
+    expect(storeDigest(repo)).toBe(before);
+  });
+
+  it("is not listed for a reader", async () => {
+    const reader = await startMcp({ user: "reader", flags: FLAGS, era, repo });
+    try {
+      expect((await reader.client.listTools()).tools.map((t) => t.name)).not.toContain("set_security_tag");
+    } finally {
+      await reader.close();
+    }
+  });
+});
