@@ -1,4 +1,5 @@
 import type { AnyTool } from "../define.js";
+import csvMetadataEdit from "./csv-metadata-edit.js";
 
 /** The bulk toolset (see ../toolsets.ts), in the order tools/list shows it. */
-export const BULK_TOOLS: readonly AnyTool[] = [];
+export const BULK_TOOLS: readonly AnyTool[] = [csvMetadataEdit];

@@ -1,0 +1,77 @@
+import { z } from "zod";
+import type { RetentionPolicy } from "../../api/retention.js";
+import type { ToolContext } from "../context.js";
+import { defineTool } from "../define.js";
+import { mapLimit } from "../support/entities.js";
+import { clip, lines, plural } from "../support/text.js";
+import { periodText } from "./get-retention.js";
+
+/** Policies read in full per call; a repository rarely has more. */
+const MAX_POLICIES = 50;
+
+const policyShape = z.object({
+  ref: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  period: z.string(),
+  expiryAction: z.string().optional(),
+  restriction: z.string().optional(),
+  assignable: z.boolean(),
+  securityTag: z.string(),
+});
+
+function view(p: RetentionPolicy): z.infer<typeof policyShape> {
+  return {
+    ref: p.ref,
+    name: p.name,
+    ...(p.description ? { description: p.description } : {}),
+    period: periodText(p),
+    ...(p.expiryAction ? { expiryAction: p.expiryAction } : {}),
+    ...(p.restriction ? { restriction: p.restriction } : {}),
+    assignable: p.assignable,
+    securityTag: p.securityTag,
+  };
+}
+
+export default defineTool({
+  name: "list_retention_policies",
+  title: "List retention policies",
+  description:
+    "The repository's retention policies: name, ref, description, how long they keep an asset (period and from when), what happens at expiry, what they restrict, whether they can be assigned. Assign one with `assign_retention`.",
+  toolset: "retention",
+  inputSchema: z.object({}),
+  outputSchema: z.object({
+    policies: z.array(policyShape),
+    total: z.number().int(),
+    omitted: z.number().int().optional(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(_args, ctx: ToolContext) {
+    const page = await ctx.api.retention.allPolicies(MAX_POLICIES, ctx.signal);
+    const policies = (await mapLimit(page.items, 4, (p) => ctx.api.retention.policy(p.ref, ctx.signal))).map(
+      view,
+    );
+    const omitted = page.total - policies.length;
+    const text = lines(
+      page.total === 0
+        ? "No retention policies (a manager creates them)."
+        : `${plural(page.total, "retention policy", "retention policies")}:`,
+      ...policies.map((p) =>
+        [
+          `- "${clip(p.name, 100)}" ${p.ref}: keeps ${p.period}`,
+          p.expiryAction && `; at expiry ${p.expiryAction}`,
+          p.restriction && `; restricts ${p.restriction}`,
+          p.assignable ? "" : "; not assignable",
+          p.description && `. ${clip(p.description, 200)}`,
+        ]
+          .filter(Boolean)
+          .join(""),
+      ),
+      omitted > 0 && `… and ${omitted} more (not shown)`,
+    );
+    return {
+      structured: { policies, total: page.total, ...(omitted > 0 ? { omitted } : {}) },
+      text,
+    };
+  },
+});

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../../repository/server.js";
+import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
+import { assignedPolicies, createPolicy, newAsset, newFolder } from "./fixtures.js";
+
+describe.each(ERAS)("assign_retention (%s)", (era) => {
+  let repo: RunningRepository;
+  let mcp: McpHarness;
+  let seven: string;
+  let locked: string;
+
+  beforeAll(async () => {
+    repo = await startTestRepository({ seed: "none" });
+    seven = await createPolicy(repo, {
+      name: "Seven years",
+      period: 7,
+      unit: "YEARS",
+      startDateField: "xip.created",
+    });
+    locked = await createPolicy(repo, { name: "Locked", assignable: false });
+    mcp = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await repo?.close();
+  });
+
+  it("assigns by name: the assignment really appears, with its dates in the answer", async () => {
+    const asset = newAsset(repo, "Minute book", "2021-06-01T00:00:00.000Z");
+    const res = await mcp.raw("assign_retention", { ref: asset.ref, policy: "seven YEARS" });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({
+      asset: { ref: asset.ref, title: "Minute book" },
+      alreadyAssigned: false,
+      assignment: {
+        policyRef: seven,
+        policyName: "Seven years",
+        startDate: "2021-06-01T00:00:00.000Z",
+        expires: "2028-06-01T00:00:00.000Z",
+        expired: false,
+      },
+    });
+    const text = textOf(res);
+    expect(text).toContain(`Assigned retention policy "Seven years" to asset "Minute book" ${asset.ref}.`);
+    expect(text).toContain("2021-06-01 → 2028-06-01, in force");
+    expect(text).toContain("cannot be deleted");
+    expect(await assignedPolicies(repo, asset.ref)).toEqual([seven]);
+  });
+
+  it("assigns by ref, and a second call changes nothing", async () => {
+    const asset = newAsset(repo, "Letter book");
+    await mcp.call("assign_retention", { ref: asset.ref, policy: seven });
+    const again = await mcp.raw("assign_retention", { ref: asset.ref, policy: seven });
+    expect(again.isError).toBeFalsy();
+    expect(again.structuredContent).toMatchObject({ alreadyAssigned: true });
+    expect(textOf(again)).toMatch(/already has retention policy "Seven years"; nothing changed/);
+    expect(await assignedPolicies(repo, asset.ref)).toEqual([seven]);
+  });
+
+  it("refuses an unknown policy naming the ones there are, and a policy that is not assignable", async () => {
+    const asset = newAsset(repo, "Day book");
+    const unknown = await mcp.raw("assign_retention", { ref: asset.ref, policy: "Forever and a day" });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(
+      /No retention policy "Forever and a day"\. The policies are: .*"Seven years"/,
+    );
+    const unknownRef = await mcp.raw("assign_retention", { ref: asset.ref, policy: crypto.randomUUID() });
+    expect(unknownRef.isError).toBe(true);
+    expect(textOf(unknownRef)).toMatch(/No retention policy/);
+    const notAssignable = await mcp.raw("assign_retention", { ref: asset.ref, policy: locked });
+    expect(notAssignable.isError).toBe(true);
+    expect(textOf(notAssignable)).toMatch(/"Locked" .* is not assignable.*Nothing was changed/);
+    expect(await assignedPolicies(repo, asset.ref)).toEqual([]);
+  });
+
+  it("refuses an unknown asset and a folder clearly", async () => {
+    const missing = await mcp.raw("assign_retention", { ref: crypto.randomUUID(), policy: seven });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/Nothing with ref .* exists/);
+    const folder = newFolder(repo, "Series");
+    const wrong = await mcp.raw("assign_retention", { ref: folder.ref, policy: seven });
+    expect(wrong.isError).toBe(true);
+    expect(textOf(wrong)).toMatch(/Retention is assigned to assets only/);
+  });
+
+  it("is not listed for a reader, who still sees the read-only retention tools", async () => {
+    const reader = await startMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
+    try {
+      const names = (await reader.client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["list_retention_policies", "get_retention"]));
+      expect(names).not.toContain("assign_retention");
+      expect(names).not.toContain("remove_retention");
+    } finally {
+      await reader.close();
+    }
+  });
+});
