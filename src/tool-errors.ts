@@ -50,9 +50,11 @@ export function toUserMessage(err: unknown, tool: string): string {
       case err.status === 401:
         return "The service refused the session even after signing in again; check the configured credentials.";
       case err.status === 403:
-        return `You do not have permission for this: your roles do not allow it on this item's security tag. Carry on without it, or ask a repository administrator for access (\`whoami\` lists your roles).`;
+        return `You do not have permission for this: your roles do not allow it on this item's security tag.${said} Nothing was changed. Carry on without it, or ask a repository administrator for access (\`whoami\` lists your roles).`;
       case err.status === 404:
         return `Not found: check the reference; find items with \`search\` or \`browse\`.`;
+      case err.status === 409 || err.status === 422:
+        return `The service refused this as it stands (HTTP ${err.status}).${said} Nothing was changed.`;
       case err.status === 429 || err.status >= 500:
         return `The service is busy or failing (HTTP ${err.status}, ${err.operation})${retryAdvice(err)}.${said}`;
       default:

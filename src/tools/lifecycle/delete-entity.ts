@@ -1,0 +1,116 @@
+import { z } from "zod";
+import type { Entity } from "../../api/entity.js";
+import type { ToolContext } from "../context.js";
+import { type ConfirmPlan, defineTool, MANAGER_ROLES } from "../define.js";
+import { refParam } from "../discovery/params.js";
+import { loadEntity } from "../support/entities.js";
+import { lines } from "../support/text.js";
+import {
+  contentsPhrase,
+  DESTRUCTIVE,
+  type DeletionScope,
+  deletionScope,
+  entityOut,
+  fingerprint,
+  inPlace,
+  MAX_RETENTION_CHECKS,
+  named,
+  placeOf,
+  retentionRefusal,
+  summaryOf,
+} from "./params.js";
+
+const input = z.object({
+  ref: refParam("Asset or folder to delete; find it with `search` or `browse`"),
+  comment: z.string().trim().max(1000).optional().describe("Why it goes; recorded with the deletion"),
+});
+
+const output = z.object({
+  job: z.string(),
+  entity: entityOut,
+  /** Where it was: the title path of its folder. */
+  path: z.string(),
+  awaitingApproval: z.boolean(),
+});
+
+function load(ctx: ToolContext, ref: string): Promise<Entity> {
+  return loadEntity(ctx, ref, {
+    expect: ["IO", "SO"],
+    wrongKind: (e) =>
+      `A content object is deleted with its asset; delete the asset ${e.parentRef ?? ""} instead. Nothing was deleted.`,
+  });
+}
+
+function what(e: Entity, s: DeletionScope | undefined): string {
+  return e.type === "SO" && s ? `${named(e)} and everything in it (${contentsPhrase(s)})` : named(e);
+}
+
+export default defineTool({
+  name: "delete_entity",
+  title: "Delete to the recycle bin",
+  description:
+    "Delete an asset, or a folder with everything in it, to the recycle bin. Always shows a preview (what goes, retention that blocks it) and needs confirmation; the deletion then waits for a manager's approval (`review_deletion`). Returns the job.",
+  toolset: "lifecycle",
+  // The service grants Delete (which deleting and recovering need) to managers and administrators only.
+  requiredRoles: MANAGER_ROLES,
+  inputSchema: input,
+  outputSchema: output,
+  annotations: DESTRUCTIVE,
+  async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
+    const e = await load(ctx, args.ref);
+    const [path, scope] = await Promise.all([placeOf(ctx, e), deletionScope(ctx, e)]);
+    if (scope.blockers.length > 0) throw retentionRefusal(e, scope.blockers);
+    const checked = scope.retentionChecked;
+    const retention =
+      checked === undefined
+        ? "Retention: could not be read here; the service checks it when the deletion is submitted."
+        : `Retention: none on the ${checked === 1 ? "asset" : `${checked} assets`} checked${scope.assets > MAX_RETENTION_CHECKS ? ` (the first ${MAX_RETENTION_CHECKS}; the service checks the rest)` : ""}.`;
+    return {
+      summary: `Delete ${what(e, scope)} to the recycle bin, after a manager approves`,
+      details: [
+        `${named(e)} ${e.ref} ${inPlace(path)}; security tag ${e.securityTag}.`,
+        ...(scope.titles.length
+          ? [
+              `In it: ${scope.titles.map((t) => `“${t}”`).join(", ")}${scope.folders + scope.assets > scope.titles.length ? ", …" : ""}`,
+            ]
+          : []),
+        retention,
+        "Nothing changes until a manager approves; afterwards `recover_entity` brings it back from the recycle bin.",
+      ],
+      targets: [
+        {
+          ref: e.ref,
+          title: e.title,
+          fingerprint: fingerprint(
+            e.parentRef,
+            e.title,
+            e.securityTag,
+            scope.folders,
+            scope.assets,
+            scope.complete,
+          ),
+        },
+      ],
+      preview: { folders: scope.folders, assets: scope.assets, complete: scope.complete, path },
+    };
+  },
+  async handler(args, ctx: ToolContext) {
+    const e = await load(ctx, args.ref);
+    const path = await placeOf(ctx, e);
+    const job = await ctx.api.lifecycle.deleteEntity(
+      e.ref,
+      e.type as "SO" | "IO",
+      args.comment ?? "",
+      ctx.signal,
+    );
+    const text = lines(
+      `Deletion of ${what(e, undefined)}${e.type === "SO" ? " and everything in it" : ""} (${e.ref}, ${inPlace(path)}) submitted as job ${job}.`,
+      `It waits for a manager's approval (\`review_deletion\` with job ${job}); nothing has changed yet. Follow it with \`job_status\`; once deleted, \`recover_entity\` brings it back.`,
+    );
+    return {
+      structured: { job, entity: summaryOf(e), path, awaitingApproval: true },
+      text,
+      audit: { targets: [{ ref: e.ref, title: e.title }], job },
+    };
+  },
+});

@@ -1,0 +1,249 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { basename } from "node:path";
+import { z } from "zod";
+import type { Entity } from "../../api/entity.js";
+import { isServiceError } from "../../api/errors.js";
+import type { DeletedEntity } from "../../api/lifecycle.js";
+import { paginate, walkTree } from "../../api/walk.js";
+import { type LocalPath, LocalPathError, resolveLocalPath } from "../../local/roots.js";
+import type { ToolContext } from "../context.js";
+import { UserInputError } from "../define.js";
+import { ancestors, mapLimit } from "../support/entities.js";
+import { KIND_OF, KINDS, spoken } from "../support/kinds.js";
+import { clip, plural } from "../support/text.js";
+
+/**
+ * What the lifecycle tools share: hints, the bounded look at what a deletion would take (counts by
+ * walking, retention that would block it), finding an entry of the recycle bin, and local files.
+ */
+
+/** Deletes, final deletion, content replacement: they take something away (recoverably or not). */
+export const DESTRUCTIVE = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+
+/** At most this many entities are counted below a folder; more are reported as "at least". */
+export const MAX_COUNTED = 5000;
+/** At most this many assets have their retention assignments read for a deletion's plan. */
+export const MAX_RETENTION_CHECKS = 50;
+/** Entries of the recycle bin looked through to find one by ref. */
+const MAX_BIN_SCAN = 5000;
+const SAMPLE_TITLES = 8;
+
+export const entityOut = z.object({ ref: z.string(), type: z.enum(KINDS), title: z.string() });
+
+export function summaryOf(e: Pick<Entity, "ref" | "type" | "title">) {
+  return { ref: e.ref, type: KIND_OF[e.type], title: e.title };
+}
+
+/** `folder “Estate papers”`. */
+export function named(e: Pick<Entity, "type" | "title">): string {
+  return `${spoken(e.type)} “${clip(e.title, 120)}”`;
+}
+
+/** A digest of the state a plan depends on: the confirmed call plans again and compares. */
+export function fingerprint(...parts: (string | number | boolean | undefined)[]): string {
+  return createHash("sha256")
+    .update(parts.map((p) => String(p ?? "")).join("\u0000"))
+    .digest("hex");
+}
+
+/** `1,234 bytes`: exact, as people compare sizes. */
+export function bytes(n: number): string {
+  return `${n.toLocaleString("en")} byte${n === 1 ? "" : "s"}`;
+}
+
+export function jobSentence(job: string): string {
+  return `started as job ${job}; follow it with \`job_status\`.`;
+}
+
+/** The title path of the folder an entity is in: `/Archive/Maps`, `/` at the top level. */
+export async function placeOf(ctx: ToolContext, e: Entity): Promise<string> {
+  if (!e.parentRef) return "/";
+  const { crumbs, complete } = await ancestors(ctx, e);
+  return `${complete ? "" : "…"}/${crumbs.map((c) => c.title.replaceAll("/", "\\/")).join("/")}`;
+}
+
+/** “in “/Archive/Maps”” or “at the top level”. */
+export function inPlace(path: string): string {
+  return path === "/" ? "at the top level" : `in “${path}”`;
+}
+
+export interface Blocker {
+  assetRef: string;
+  assetTitle: string;
+  policy: string;
+  policyName?: string;
+  startDate?: string;
+}
+
+export interface DeletionScope {
+  folders: number;
+  assets: number;
+  /** False when counting stopped at MAX_COUNTED (or a folder could not be listed). */
+  complete: boolean;
+  titles: string[];
+  /** Unexpired retention found on the assets checked. */
+  blockers: Blocker[];
+  /** Assets whose retention was read; undefined when it could not be read (no permission). */
+  retentionChecked?: number;
+}
+
+/**
+ * What deleting `e` would take: folders and assets below it (bounded walk) and unexpired retention on
+ * the first MAX_RETENTION_CHECKS assets (the asset itself, or assets below the folder). Reads only.
+ */
+export async function deletionScope(ctx: ToolContext, e: Entity): Promise<DeletionScope> {
+  let folders = 0;
+  let assets = 0;
+  let complete = true;
+  const titles: string[] = [];
+  const assetsToCheck: { ref: string; title: string }[] =
+    e.type === "IO" ? [{ ref: e.ref, title: e.title }] : [];
+  if (e.type === "SO") {
+    for await (const item of walkTree(ctx.entity, e.ref, { limit: MAX_COUNTED + 1, signal: ctx.signal })) {
+      if (folders + assets >= MAX_COUNTED) {
+        complete = false;
+        break;
+      }
+      if (item.type === "SO") folders++;
+      else if (item.type === "IO") {
+        assets++;
+        if (assetsToCheck.length < MAX_RETENTION_CHECKS)
+          assetsToCheck.push({ ref: item.ref, title: item.title });
+      }
+      if (titles.length < SAMPLE_TITLES && item.depth === 1) titles.push(clip(item.title, 80));
+    }
+  }
+  let retentionChecked: number | undefined = assetsToCheck.length;
+  const blockers: Blocker[] = [];
+  try {
+    const found = await mapLimit(assetsToCheck, 4, async (a) => {
+      const page = await ctx.api.lifecycle.retentionAssignments(a.ref, { max: 100, signal: ctx.signal });
+      return page.items
+        .filter((r) => !r.expired)
+        .map((r) => ({ assetRef: a.ref, assetTitle: a.title, policy: r.policy, startDate: r.startDate }));
+    });
+    blockers.push(...found.flat());
+  } catch (err) {
+    // Retention the caller may not read (or a service without it) is not a reason to refuse the plan:
+    // the service checks again when the deletion is submitted and approved.
+    if (!isServiceError(err) || ![403, 404, 405, 501].includes(err.status)) throw err;
+    retentionChecked = undefined;
+  }
+  const names = new Map<string, string | undefined>();
+  for (const b of blockers) {
+    if (!names.has(b.policy)) {
+      names.set(
+        b.policy,
+        await ctx.api.lifecycle.retentionPolicyName(b.policy, ctx.signal).catch(() => undefined),
+      );
+    }
+    const n = names.get(b.policy);
+    if (n) b.policyName = n;
+  }
+  return {
+    folders,
+    assets,
+    complete,
+    titles,
+    blockers,
+    ...(retentionChecked !== undefined ? { retentionChecked } : {}),
+  };
+}
+
+/** “3 folders and 12 assets”; “at least …” when the count was cut. */
+export function contentsPhrase(s: Pick<DeletionScope, "folders" | "assets" | "complete">): string {
+  const counted = `${plural(s.folders, "folder")} and ${plural(s.assets, "asset")}`;
+  return s.complete
+    ? counted
+    : `at least ${counted} (counting stopped at ${MAX_COUNTED.toLocaleString("en")})`;
+}
+
+/** The refusal a deletion under retention gets before anything is sent. */
+export function retentionRefusal(e: Entity, blockers: Blocker[]): UserInputError {
+  const shown = blockers
+    .slice(0, 5)
+    .map(
+      (b) =>
+        `asset “${clip(b.assetTitle, 80)}” ${b.assetRef} is under retention policy ${b.policyName ? `“${b.policyName}” ` : ""}${b.policy}${b.startDate ? ` (since ${b.startDate})` : ""}`,
+    );
+  const more = blockers.length > shown.length ? `; and ${blockers.length - shown.length} more` : "";
+  return new UserInputError(
+    `${named(e)} cannot be deleted while retention applies: ${shown.join("; ")}${more}. Wait until it expires, or remove an assignment made in error with the retention tools. Nothing was deleted.`,
+  );
+}
+
+/** The recycle bin entry whose top entity is `ref` (scanning at most MAX_BIN_SCAN entries). */
+export async function findInBin(ctx: ToolContext, ref: string): Promise<DeletedEntity | undefined> {
+  const want = ref.toLowerCase();
+  for await (const item of paginate((req) => ctx.api.lifecycle.recycleBin(req), {
+    pageSize: 500,
+    limit: MAX_BIN_SCAN,
+    signal: ctx.signal,
+  })) {
+    if (item.ref.toLowerCase() === want) return item;
+  }
+  return undefined;
+}
+
+/** `folder “Estate papers” 6a1e… (and 5 more entities deleted with it)`. */
+export function binLine(b: DeletedEntity): string {
+  const more =
+    b.entities && b.entities > 1
+      ? ` and the ${plural(b.entities - 1, "entity", "entities")} deleted with it`
+      : "";
+  return `${spoken(b.type)} “${clip(b.title, 120)}” ${b.ref}${more}`;
+}
+
+// ---- local files ------------------------------------------------------------------------------------------
+
+export const localPath = z
+  .string()
+  .trim()
+  .min(1)
+  .max(4096)
+  .describe("Local file inside the allowed ingest folders (absolute, or relative to the first one)");
+
+export interface LocalFile extends LocalPath {
+  filename: string;
+  sha256: string;
+}
+
+/** A local file inside the person's ingest roots, with its SHA-256 (read as a stream). */
+export async function localFile(ctx: ToolContext, requested: string): Promise<LocalFile> {
+  const found = await resolveLocalPath(ctx.config.ingestRoots, requested);
+  if (found.isDirectory) {
+    throw new LocalPathError(`${requested} is a folder; give one file. Nothing was changed.`);
+  }
+  if (found.size === 0)
+    throw new LocalPathError(`${requested} is empty; the service takes no empty files. Nothing was changed.`);
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(found.path, { signal: ctx.signal }))
+    hash.update(chunk as Buffer);
+  return { ...found, filename: basename(found.path), sha256: hash.digest("hex") };
+}
+
+/**
+ * The file's bytes as a stream for an upload, reporting progress (at most every 1 %) when the client
+ * asked for it. The service checks the SHA-256 against what it received, so a file that changed after it
+ * was hashed is refused rather than stored.
+ */
+export function uploadStream(ctx: ToolContext, file: LocalFile) {
+  const stream = createReadStream(file.path, { signal: ctx.signal });
+  let sent = 0;
+  let reported = 0;
+  const step = Math.max(1, Math.floor(file.size / 100));
+  stream.on("data", (chunk) => {
+    sent += (chunk as Buffer).length;
+    if (sent - reported >= step || sent === file.size) {
+      reported = sent;
+      void ctx.progress(sent, file.size, `${bytes(sent)} of ${bytes(file.size)} sent`).catch(() => {});
+    }
+  });
+  return stream;
+}

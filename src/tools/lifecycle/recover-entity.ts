@@ -1,0 +1,54 @@
+import { z } from "zod";
+import type { ToolContext } from "../context.js";
+import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { refParam } from "../discovery/params.js";
+import { KIND_OF } from "../support/kinds.js";
+import { lines } from "../support/text.js";
+import { binLine, entityOut, findInBin, jobSentence } from "./params.js";
+
+const input = z.object({
+  ref: refParam("Ref of an entity in the recycle bin; find it with `recycle_bin`"),
+});
+
+const output = z.object({
+  job: z.string(),
+  entity: entityOut,
+  /** The deletion it came back from (all of it comes back). */
+  deletion: z.string(),
+  entities: z.number().int().optional(),
+});
+
+export default defineTool({
+  name: "recover_entity",
+  title: "Recover from the recycle bin",
+  description:
+    "Bring a deleted asset or folder back from the recycle bin, with everything deleted with it, exactly as it was (metadata, identifiers, files). Runs as a job.",
+  toolset: "lifecycle",
+  // The service grants Delete (which deleting and recovering need) to managers and administrators only.
+  requiredRoles: MANAGER_ROLES,
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx: ToolContext) {
+    const b = await findInBin(ctx, args.ref);
+    if (!b) {
+      throw new UserInputError(
+        `${args.ref} is not in the recycle bin (or not at the top of a deletion); \`recycle_bin\` lists what can be recovered. Nothing was changed.`,
+      );
+    }
+    const job = await ctx.api.lifecycle.recover({ deletions: [b.deletion] }, ctx.signal);
+    return {
+      structured: {
+        job,
+        entity: { ref: b.ref, type: KIND_OF[b.type], title: b.title },
+        deletion: b.deletion,
+        ...(b.entities !== undefined ? { entities: b.entities } : {}),
+      },
+      text: lines(
+        `Recovering ${binLine(b)} from the recycle bin (deletion ${b.deletion}): ${jobSentence(job)}`,
+        b.parentRef ? `It goes back into folder ${b.parentRef}.` : "It goes back to the top level.",
+      ),
+      audit: { targets: [{ ref: b.ref, title: b.title }], job },
+    };
+  },
+});

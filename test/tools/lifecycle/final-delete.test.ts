@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../../repository/server.js";
+import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
+import { binRefs, deleteToBin, exists, makeTree, type Preview, settle } from "./support.js";
+
+const FLAGS = ["--toolsets", "all"];
+
+describe.each(ERAS)("final_delete (%s)", (era) => {
+  let repo: RunningRepository;
+  let mcp: McpHarness;
+  beforeAll(async () => {
+    repo = await startTestRepository({ seed: "demo" });
+    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await repo?.close();
+  });
+
+  it("previews (cannot be undone, nothing changed), then removes the deletion for good", async () => {
+    const t = makeTree(repo, "Gone for good");
+    const deletion = await deleteToBin(mcp, repo, t.folder.ref);
+    const p = await mcp.call<Preview>("final_delete", { ref: t.folder.ref });
+    expect(p.confirmationRequired.summary).toBe(
+      `Delete folder “Gone for good” ${t.folder.ref} and the 3 entities deleted with it for good: this cannot be undone`,
+    );
+    expect(p.confirmationRequired.details.join("\n")).toMatch(`deletion job ${deletion}`);
+    expect(await binRefs(repo)).toContain(t.folder.ref);
+
+    const res = await mcp.raw("final_delete", {
+      ref: t.folder.ref,
+      confirmation: p.confirmationRequired.token,
+    });
+    expect(res.isError).toBeFalsy();
+    const a = res.structuredContent as { job: string };
+    expect(textOf(res)).toMatch(/for good \(cannot be undone\): started as job/);
+    expect(await settle(repo, a.job)).toBe("COMPLETED");
+    expect(await binRefs(repo)).not.toContain(t.folder.ref);
+    expect(await exists(repo, "structural-objects", t.folder.ref)).toBe(false);
+    const rows = repo.svc.db
+      .prepare("SELECT COUNT(*) AS n FROM entities WHERE ref IN (?, ?, ?, ?)")
+      .get(t.folder.ref, t.sub.ref, t.a1.ref, t.a2.ref) as { n: number };
+    expect(rows.n).toBe(0);
+    const rec = await mcp.raw("recover_entity", { ref: t.folder.ref });
+    expect(textOf(rec)).toMatch(/is not in the recycle bin/);
+  });
+
+  it("refuses what is not in the recycle bin, and is hidden from a curator", async () => {
+    const t = makeTree(repo, "Still live");
+    const res = await mcp.raw("final_delete", { ref: t.a1.ref });
+    expect(textOf(res)).toMatch(/only deleted entities can be deleted for good.*Nothing was deleted\.$/);
+    expect(await exists(repo, "information-objects", t.a1.ref)).toBe(true);
+    const curator = await startMcp({ user: "curator", flags: FLAGS, repo, era });
+    try {
+      const names = (await curator.client.listTools()).tools.map((x) => x.name);
+      expect(names).not.toContain("final_delete");
+      expect(names).toContain("recycle_bin");
+    } finally {
+      await curator.close();
+    }
+  });
+});

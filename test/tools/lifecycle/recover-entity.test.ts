@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../../repository/server.js";
+import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
+import { binRefs, deleteToBin, exists, makeTree, settle } from "./support.js";
+
+const FLAGS = ["--toolsets", "all"];
+
+describe.each(ERAS)("recover_entity (%s)", (era) => {
+  let repo: RunningRepository;
+  let mcp: McpHarness;
+  beforeAll(async () => {
+    repo = await startTestRepository({ seed: "demo" });
+    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await repo?.close();
+  });
+
+  it("brings a deleted folder back with everything deleted with it", async () => {
+    const t = makeTree(repo, "Recovered papers");
+    const deletion = await deleteToBin(mcp, repo, t.folder.ref);
+    const res = await mcp.raw("recover_entity", { ref: t.folder.ref });
+    expect(res.isError).toBeFalsy();
+    const a = res.structuredContent as { job: string };
+    expect(res.structuredContent).toMatchObject({
+      entity: { ref: t.folder.ref, type: "folder", title: "Recovered papers" },
+      deletion,
+      entities: 4,
+    });
+    expect(textOf(res)).toMatch(
+      `Recovering folder “Recovered papers” ${t.folder.ref} and the 3 entities deleted with it from the recycle bin (deletion ${deletion}): started as job ${a.job}; follow it with \`job_status\`.`,
+    );
+    expect(textOf(res)).toMatch("It goes back to the top level.");
+    expect(await settle(repo, a.job)).toBe("COMPLETED");
+    for (const [p, ref] of [
+      ["structural-objects", t.folder.ref],
+      ["structural-objects", t.sub.ref],
+      ["information-objects", t.a1.ref],
+      ["information-objects", t.a2.ref],
+    ] as const)
+      expect(await exists(repo, p, ref)).toBe(true);
+    expect(await binRefs(repo)).not.toContain(t.folder.ref);
+  });
+
+  it("says when something is not in the recycle bin, changing nothing", async () => {
+    const t = makeTree(repo, "Never deleted");
+    const res = await mcp.raw("recover_entity", { ref: t.a1.ref });
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toBe(
+      `${t.a1.ref} is not in the recycle bin (or not at the top of a deletion); \`recycle_bin\` lists what can be recovered. Nothing was changed.`,
+    );
+  });
+
+  it("is not offered to a curator (this service lets only holders of Delete recover)", async () => {
+    const curator = await startMcp({ user: "curator", flags: FLAGS, repo, era });
+    try {
+      const names = (await curator.client.listTools()).tools.map((t) => t.name);
+      expect(names).not.toContain("recover_entity");
+    } finally {
+      await curator.close();
+    }
+  });
+});
