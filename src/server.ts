@@ -19,6 +19,7 @@ import { listedInput, listedOutput } from "./tool-schemas.js";
 import type { ToolContext } from "./tools/context.js";
 import { type AnyTool, type ConfirmPlan, type TargetRef, UserInputError } from "./tools/define.js";
 import { ALL_TOOLS } from "./tools/index.js";
+import { TOOLSET_IDS, TOOLSETS, type ToolsetInfo } from "./tools/toolsets.js";
 
 export const SERVER_INFO = { name: "preservation-mcp", version: "0.1.0" };
 
@@ -26,6 +27,17 @@ export const INSTRUCTIONS = `Tools for a digital preservation repository (Preser
 folders (SO) hold assets (IO); an asset has representations (Preservation, Access) of content objects (CO), whose
 generations hold the files (bitstreams). Start with \`search\` or \`browse\`; pass the refs they return to the other
 tools. Lists are paged: pass \`cursor\` back for more.`;
+
+/** The server's instructions: the overview, then how the enabled toolsets' tools fit together. */
+export function instructionsFor(audience: Audience): string {
+  const extra = TOOLSET_IDS.filter((t) => audience.toolsets.has(t))
+    .map((t) => (TOOLSETS[t] as ToolsetInfo).instructions)
+    .filter(Boolean);
+  const writes = audience.readOnly
+    ? ["Read-only mode: nothing in the repository can be changed through these tools."]
+    : [];
+  return [INSTRUCTIONS, ...extra, ...writes].join("\n");
+}
 
 export interface ServerDeps {
   config: Config;
@@ -53,7 +65,7 @@ interface LiveServer {
 export function buildServer(deps: ServerDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, resources: {}, completions: {} },
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(deps.audience),
   });
   deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
   deps.audit ??= new AuditLog(deps.config.auditLog);

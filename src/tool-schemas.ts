@@ -3,8 +3,10 @@ import type { z } from "zod";
 /**
  * The JSON Schemas a client lists, kept compact: every tool's schemas are sent to the model on every turn,
  * so bytes that tell it nothing are cut. Validation is untouched (the zod schema still does it); only the
- * advertised JSON Schema is pruned: the `$schema` URI everywhere, and in output schemas (which programs read,
- * not the model) the descriptions and the `additionalProperties: false` zod adds to every object.
+ * advertised JSON Schema is pruned: the `$schema` URI everywhere; output schemas (which programs read, not the
+ * model) are declared to one level: the answer's own properties, their types and which are always there, but
+ * not what is inside each (about 4,000 tokens of the default list otherwise). The full zod schema still checks
+ * every answer before it leaves the server.
  */
 
 type JsonNode = unknown;
@@ -27,12 +29,35 @@ function prune(node: JsonNode, output: boolean): JsonNode {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
     if (key === "$schema") continue;
+    if (output && key === "properties" && value && typeof value === "object") {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([name, schema]) => [name, typeOnly(schema)]),
+      );
+      continue;
+    }
     // Keywords only: a property *named* description has an object as its value, a keyword a string.
     if (output && key === "description" && typeof value === "string") continue;
     if (output && key === "additionalProperties" && value === false) continue;
     out[key] = prune(value, output);
   }
   return out;
+}
+
+/** A property of an answer as listed: its type, or the types of its alternatives (optional values). */
+function typeOnly(schema: unknown): Record<string, unknown> {
+  if (!schema || typeof schema !== "object") return {};
+  const s = schema as Record<string, unknown>;
+  if (s.type !== undefined) return { type: s.type };
+  for (const combinator of ["anyOf", "oneOf"]) {
+    const options = s[combinator];
+    if (Array.isArray(options)) {
+      const types = [
+        ...new Set(options.flatMap((o) => (o && typeof o === "object" && "type" in o ? [o.type] : []))),
+      ];
+      if (types.length === options.length) return { type: types.length === 1 ? types[0] : types };
+    }
+  }
+  return {};
 }
 
 function compact<S extends z.ZodType>(schema: S, output: boolean): S {

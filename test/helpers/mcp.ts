@@ -25,6 +25,8 @@ export interface McpHarnessOptions {
   user?: DemoUser;
   /** Extra configuration flags, e.g. ["--read-only"] or ["--toolsets", "all"]. */
   flags?: string[];
+  /** Extra configuration variables, e.g. { PRESERVATION_CONFIRM_KEY: "…" }. */
+  env?: Record<string, string>;
   /** Share an already running repository (not closed by the harness). */
   repo?: RunningRepository;
   tokenTtlMs?: number;
@@ -65,6 +67,7 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
   const repo = opts.repo ?? (await startTestRepository({ seed: "demo", tokenTtlMs: opts.tokenTtlMs }));
   const who = DEMO_USERS[opts.user ?? "manager"];
   const config = loadConfig(opts.flags ?? [], {
+    ...opts.env,
     PRESERVATION_URL: repo.url,
     PRESERVATION_USERNAME: who.username,
     PRESERVATION_PASSWORD: who.password,
