@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TOTP_SECRET } from "../../repository/seed.js";
@@ -51,6 +52,25 @@ describe("role-aware tool lists", () => {
     } finally {
       await reader.close();
       await curator.close();
+    }
+  });
+
+  it("lists no tool that changes the repository in read-only mode, even to a manager with everything on", async () => {
+    const ro = await startMcp({
+      user: "manager",
+      repo,
+      flags: ["--read-only", "--toolsets", "all", "--download-dir", tmpdir(), "--ingest-roots", tmpdir()],
+    });
+    try {
+      const listed = (await ro.client.listTools()).tools;
+      const writers = listed.filter((t) => t.annotations?.readOnlyHint !== true).map((t) => t.name);
+      // What stays changes nothing in the repository: signing in, saving files to the person's disk.
+      const localOnly = ALL_TOOLS.filter((t) => t.localOnly).map((t) => t.name);
+      expect(writers.filter((n) => !localOnly.includes(n))).toEqual([]);
+      expect(writers).toContain("complete_sign_in");
+      expect(listed.map((t) => t.name)).toContain("search");
+    } finally {
+      await ro.close();
     }
   });
 
