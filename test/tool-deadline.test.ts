@@ -105,7 +105,14 @@ describe("startDeadline", () => {
 describe("tools that transfer whole files", () => {
   it("have no deadline (a large download may rightly take longer) but still stop when the client cancels", async () => {
     const { ALL_TOOLS } = await import("../src/tools/index.js");
-    expect(ALL_TOOLS.filter((t) => t.transfersFiles).map((t) => t.name)).toEqual(["download_file"]);
+    // Only tools that move whole files (downloads, uploads, a finished export's package) are exempt.
+    const exempt = ALL_TOOLS.filter((t) => t.transfersFiles).map((t) => t.name);
+    expect(exempt).toContain("download_file");
+    for (const name of exempt) {
+      expect(["download_file", "ingest", "job_status", "replace_content", "add_representation"]).toContain(
+        name,
+      );
+    }
     const client = new AbortController();
     const d = startDeadline(null, client.signal);
     let settled = false;

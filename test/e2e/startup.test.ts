@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
+import { ALL_TOOLS } from "../../src/tools/index.js";
 import { startTestRepository } from "../helpers/repository.js";
 import { childEnv, connectStdio, killStragglers, remoteEnv, spawnCli, tempDataDir } from "./helpers.js";
 
@@ -48,6 +49,9 @@ describe("a bad configuration value", () => {
   });
 });
 
+/** Tools that write only to the person's side (the session, their disk): read-only mode keeps them. */
+const LOCAL_ONLY = ALL_TOOLS.filter((t) => t.localOnly).map((t) => t.name);
+
 describe("read-only mode", () => {
   let repo: RunningRepository;
   beforeAll(async () => {
@@ -55,20 +59,20 @@ describe("read-only mode", () => {
   });
   afterAll(() => repo?.close());
 
-  it("--read-only lists only tools that declare readOnlyHint (complete_sign_in disappears)", async () => {
+  it("--read-only lists only tools that change nothing in the repository (complete_sign_in stays)", async () => {
     const full = await connectStdio("v2", { env: childEnv(remoteEnv(repo.url)) });
     const readOnly = await connectStdio("v1", { env: childEnv(remoteEnv(repo.url)), args: ["--read-only"] });
     try {
       const all = await full.listTools();
       const some = await readOnly.listTools();
-      expect(all.map((t) => t.name)).toContain("complete_sign_in");
-      expect(some.map((t) => t.name)).not.toContain("complete_sign_in");
-      expect(some.length).toBeGreaterThan(0);
-      for (const t of some) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
-      // Nothing read-only was lost on the way.
-      expect(some.map((t) => t.name)).toEqual(
-        all.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name),
-      );
+      // Signing in changes nothing in the repository: two-factor and temporary users must still finish it.
+      expect(some.map((t) => t.name)).toContain("complete_sign_in");
+      const stays = (t: { name: string; annotations?: Record<string, unknown> }) =>
+        t.annotations?.readOnlyHint === true || LOCAL_ONLY.includes(t.name);
+      for (const t of some) expect(stays(t), t.name).toBe(true);
+      expect(all.some((t) => !stays(t))).toBe(true);
+      // Nothing that changes nothing was lost on the way.
+      expect(some.map((t) => t.name)).toEqual(all.filter(stays).map((t) => t.name));
     } finally {
       await full.close();
       await readOnly.close();
@@ -81,7 +85,10 @@ describe("read-only mode", () => {
     });
     try {
       const tools = await client.listTools();
-      expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+      expect(tools.length).toBeGreaterThan(5);
+      for (const t of tools) {
+        expect(t.annotations?.readOnlyHint === true || LOCAL_ONLY.includes(t.name), t.name).toBe(true);
+      }
     } finally {
       await client.close();
     }

@@ -1,0 +1,138 @@
+import { Transform } from "node:stream";
+import { z } from "zod";
+import { planPackage } from "../../local/packaging.js";
+import { resolveLocalPath } from "../../local/roots.js";
+import type { ToolContext } from "../context.js";
+import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { refParam } from "../discovery/params.js";
+import { loadEntity } from "../support/entities.js";
+import { clip, formatBytes, lines, plural } from "../support/text.js";
+
+/**
+ * Takes a local file, folder or ready package into a folder of the repository. Only paths inside the
+ * folders the person allowed (PRESERVATION_INGEST_ROOTS) are read; a folder or file is zipped on the fly
+ * and streamed to the service, which answers with a job handle (its progress token) as soon as it has the
+ * package; the ingest itself runs in the service, followed with `job_status`.
+ */
+
+const PROGRESS_EVERY = 4 * 1024 * 1024;
+
+const input = z.object({
+  path: z
+    .string()
+    .min(1)
+    .max(4096)
+    .describe("Local file, folder or ready package (.zip, OPEX/XIP folder), inside the allowed folders"),
+  folder: refParam("Folder to ingest into; find it with `search` or `browse`"),
+  title: z
+    .string()
+    .min(1)
+    .max(1024)
+    .optional()
+    .describe("Title of the new folder or asset (default: its name)"),
+  description: z.string().max(4000).optional().describe("Description of the new folder or asset"),
+});
+
+const output = z.object({
+  job: z.string(),
+  folder: z.object({ ref: z.string(), title: z.string() }),
+  source: z.string(),
+  kind: z.enum(["package", "folder", "file"]),
+  package: z.string(),
+  files: z.number(),
+  bytes: z.number(),
+  contentBytes: z.number(),
+  skipped: z.array(z.string()).optional(),
+});
+
+export default defineTool({
+  name: "ingest",
+  title: "Ingest local files",
+  description:
+    "Ingest a local file, folder (becomes a new folder) or ready package (.zip, OPEX/XIP folder) into a repository folder. Only paths inside the allowed local folders. Uploads, then returns a job handle at once: follow it with `job_status`.",
+  toolset: "ingest",
+  requiredRoles: CURATOR_ROLES,
+  requires: "local-ingest",
+  transfersFiles: true,
+  inputSchema: input,
+  outputSchema: output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(args, ctx: ToolContext) {
+    const roots = ctx.config.ingestRoots;
+    const local = await resolveLocalPath(roots, args.path);
+    const folder = await loadEntity(ctx, args.folder, {
+      expect: ["SO"],
+      wrongKind: () => "Ingest goes into a folder: pass a folder ref (find one with `browse`).",
+    });
+    const plan = await planPackage(
+      local,
+      {
+        roots,
+        ...(args.title !== undefined ? { title: args.title } : {}),
+        ...(args.description !== undefined ? { description: args.description } : {}),
+      },
+      ctx.signal,
+    );
+    const total = plan.size;
+    let sent = 0;
+    let nextReport = PROGRESS_EVERY;
+    const meter = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        sent += chunk.length;
+        if (sent >= nextReport) {
+          nextReport = sent + PROGRESS_EVERY;
+          void ctx.progress(sent, total, `uploaded ${formatBytes(sent)} of ${formatBytes(total)}`);
+        }
+        done(null, chunk);
+      },
+    });
+    const source = plan.open();
+    source.on("error", (err) => meter.destroy(err));
+    const body = source.pipe(meter);
+    let job: string;
+    try {
+      job = await ctx.api.ingest.uploadPackage(folder.ref, body, {
+        filename: plan.filename,
+        length: total,
+        signal: ctx.signal,
+      });
+    } catch (err) {
+      source.destroy();
+      if (ctx.signal.aborted) {
+        throw new UserInputError(
+          `The upload was cancelled after ${formatBytes(sent)}; the service keeps nothing of a cut-off upload. Nothing was ingested.`,
+        );
+      }
+      throw err;
+    }
+    await ctx.progress(total, total, "uploaded; the service is ingesting");
+    const what =
+      plan.kind === "package"
+        ? `package ${plan.filename}`
+        : plan.kind === "folder"
+          ? plan.readyFolder
+            ? `ready package folder ${local.path} (${plural(plan.files, "file")}, ${formatBytes(plan.contentBytes)})`
+            : `folder ${local.path} (${plural(plan.files, "file")}, ${formatBytes(plan.contentBytes)})`
+          : `file ${local.path} (${plan.contentBytes} bytes)`;
+    return {
+      structured: {
+        job,
+        folder: { ref: folder.ref, title: folder.title },
+        source: local.path,
+        kind: plan.kind,
+        package: plan.filename,
+        files: plan.files,
+        bytes: total,
+        contentBytes: plan.contentBytes,
+        ...(plan.skipped.length ? { skipped: plan.skipped.slice(0, 50) } : {}),
+      },
+      text: lines(
+        `Uploaded ${what} as ${plan.filename} (${total} bytes) into folder "${clip(folder.title, 80)}" (${folder.ref}).`,
+        `The ingest started as job ${job}; follow it with \`job_status\`.`,
+        plan.skipped.length > 0 &&
+          `Left out: ${plan.skipped.slice(0, 5).join(", ")}${plan.skipped.length > 5 ? `, and ${plan.skipped.length - 5} more` : ""}.`,
+      ),
+      audit: { targets: [{ ref: folder.ref, title: folder.title }], job },
+    };
+  },
+});

@@ -1,0 +1,50 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalPathError, resolveLocalPath } from "../../src/local/roots.js";
+
+/** Local paths are confined to the folders the person allowed, whatever the spelling or the links. */
+describe("resolveLocalPath", () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), "roots-"));
+    root = join(base, "allowed");
+    outside = join(base, "elsewhere");
+    mkdirSync(join(root, "scans"), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(root, "scans", "page1.tif"), "tiff bytes");
+    writeFileSync(join(outside, "secret.txt"), "not yours");
+    symlinkSync(join(outside, "secret.txt"), join(root, "link-out.txt"));
+    symlinkSync(join(root, "scans"), join(root, "link-in"));
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it("resolves files and folders inside a root, absolute or relative to the first root", async () => {
+    expect(await resolveLocalPath([root], join(root, "scans", "page1.tif"))).toMatchObject({
+      size: 10,
+      isDirectory: false,
+    });
+    expect(await resolveLocalPath([root], "scans")).toMatchObject({ isDirectory: true });
+    expect((await resolveLocalPath([root], "link-in/page1.tif")).path).toMatch(/scans[/\\]page1\.tif$/);
+  });
+
+  it.each([
+    ["../elsewhere/secret.txt", /outside the folders the person allowed/],
+    ["scans/../../elsewhere/secret.txt", /outside the folders the person allowed/],
+    ["/etc/passwd", /outside the folders the person allowed/],
+    ["link-out.txt", /leads outside the allowed folders/],
+    ["scans/missing.tif", /does not exist/],
+    ["scans\0/page1.tif", /NUL/],
+  ])("refuses %s", async (requested, message) => {
+    const err = await resolveLocalPath([root], requested).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LocalPathError);
+    expect((err as Error).message).toMatch(message);
+  });
+
+  it("says what to configure when no folder is allowed", async () => {
+    await expect(resolveLocalPath([], "x")).rejects.toThrow(/PRESERVATION_INGEST_ROOTS/);
+  });
+});
