@@ -20,7 +20,10 @@ export const REPOSITORY_USAGE = `Usage: preservation-mcp repository [options]
   -h, --help            this text
 `;
 
-export class UsageError extends Error {}
+export class UsageError extends Error {
+  // The CLI recognises it by name, so it need not load this module (and the whole service) to do so.
+  override readonly name = "UsageError";
+}
 
 /** "15m", "90s", "2h", "500ms", or a bare number of seconds → milliseconds. */
 function parseDuration(raw: string, name: string): number {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { REPOSITORY_USAGE, runRepository, UsageError } from "../repository/main.js";
 
 /** The one entry point: `preservation-mcp [--http ...] | repository ... | tour`. */
 
-const USAGE = `Usage: preservation-mcp [options]            MCP server over stdio (the default)
+const usage = (
+  repositoryUsage: string,
+) => `Usage: preservation-mcp [options]            MCP server over stdio (the default)
        preservation-mcp --http [--host H] [--port P]   MCP over Streamable HTTP at /mcp
        preservation-mcp repository [options]            the local repository service alone
        preservation-mcp tour [options]                  a scripted demonstration conversation (no account needed)
@@ -18,13 +19,20 @@ MCP server options (each also an environment variable; see the README):
   --data-dir DIR       embedded service data (PRESERVATION_DATA_DIR)
   --tool-timeout-secs N  overall deadline of one tool call, default 45 (PRESERVATION_TOOL_TIMEOUT_SECS)
 
-${REPOSITORY_USAGE}`;
+${repositoryUsage}`;
+
+/** A mistake on the command line (exit code 2), as repository/main.ts's UsageError is. */
+class UsageError extends Error {
+  override readonly name = "UsageError";
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "repository":
-      await runRepository(rest);
+      // Loaded only here (and by the embedded default): an MCP server signing in to a remote service should
+      // not carry the whole repository service (its routes, SQLite) in memory.
+      await (await import("../repository/main.js")).runRepository(rest);
       return 0;
     case "tour":
       // Loaded only here: the tour's MCP client costs every other start ~30 ms of module loading.
@@ -32,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     case "-h":
     case "--help":
     case "help":
-      process.stdout.write(USAGE);
+      process.stdout.write(usage((await import("../repository/main.js")).REPOSITORY_USAGE));
       return 0;
     default:
       if (command !== undefined && !command.startsWith("-")) {
@@ -50,8 +58,9 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     // One line on stderr (stdout may be an MCP client's pipe), then a non-zero exit.
-    const usage = err instanceof UsageError || (err as Error)?.name === "ConfigError";
+    const name = (err as Error)?.name;
+    const byUser = name === "UsageError" || name === "ConfigError";
     process.stderr.write(`preservation-mcp: ${(err as Error)?.message ?? String(err)}\n`);
-    process.exitCode = usage ? 2 : 1;
+    process.exitCode = byUser ? 2 : 1;
   },
 );

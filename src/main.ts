@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { isServiceError } from "./api/errors.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
-import { type EmbeddedTarget, startEmbedded } from "./embedded.js";
+import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
 import { createLogger } from "./log.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
@@ -30,7 +30,8 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
     throw new ConfigError((err as Error).message);
   }
   const log = createLogger({ level: config.logLevel });
-  const embedded = config.url ? undefined : await startEmbedded(config, log);
+  // The embedded service is loaded only when it is used: against a remote service its code stays out of memory.
+  const embedded = config.url ? undefined : await (await import("./embedded.js")).startEmbedded(config, log);
   const session = new Session({
     url: embedded?.url ?? (config.url as string),
     username: embedded?.username ?? (config.username as string),
