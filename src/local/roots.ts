@@ -36,10 +36,10 @@ export async function resolveLocalPath(roots: readonly string[], requested: stri
       "No local folders are allowed: set PRESERVATION_INGEST_ROOTS (or --ingest-roots) to the folders files may be read from.",
     );
   }
-  if (requested.includes("\0")) throw new LocalPathError("The path contains a NUL character.");
   const resolvedRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => resolve(r))));
-  const candidate = isAbsolute(requested) ? resolve(requested) : resolve(resolvedRoots[0] ?? "", requested);
   const allowed = `the allowed folders are ${resolvedRoots.join(", ")}`;
+  if (requested.includes("\0")) throw new LocalPathError(`The path contains a NUL character; ${allowed}.`);
+  const candidate = isAbsolute(requested) ? resolve(requested) : resolve(resolvedRoots[0] ?? "", requested);
   // Refuse before touching the disk when the normalised path is plainly outside: no probing of other folders.
   if (!resolvedRoots.some((r) => inside(r, candidate)) && !roots.some((r) => inside(resolve(r), candidate))) {
     throw new LocalPathError(`${requested} is outside the folders the person allowed; ${allowed}.`);
