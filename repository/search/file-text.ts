@@ -1,19 +1,26 @@
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import { prepared } from "../store/statements.js";
+import { isPdfFile, PDF_MAX_BYTES, pdfText } from "./pdf-text.js";
 
 /**
  * The words inside an asset's files, for full-text search: the text of the small text files (plain
- * text, CSV, XML, JSON) of the active generations of its content objects goes into the `file_text`
- * column of the asset's `entity_fts` row, so a search finds an asset by a word of its transcript or
- * register. PDF and other binary formats are not read (they would need a text extraction library).
+ * text, CSV, XML, JSON) and of the PDFs (pdf-text.ts: unpdf in a worker, capped in size and time) of
+ * the active generations of its content objects goes into the `file_text` column of the asset's
+ * `entity_fts` row, so a search finds an asset by a word of its transcript, register or report. Other
+ * binary formats (images, audio) are not read.
  *
  * Kept current without hooks in the writers: bitstream rows are only ever added (a new file, a new
  * generation, a new representation), so a watermark (the highest bitstream id already indexed, in
  * `meta`) tells which assets have new files. Before a text search, `ensureFileText` indexes the assets
  * owning bitstreams above the watermark, then moves it. A store upgraded to schema 4 starts at 0, so
- * its first text search fills the column; the synthetic seed writes the column itself and sets the
- * watermark (see `markFileTextIndexed`).
+ * its first text search fills the column; the seeds write the words of their text files themselves and
+ * set the watermark (see `markFileTextIndexed`).
+ *
+ * PDFs have a watermark of their own: their text can only be extracted asynchronously, which the
+ * seeds (one synchronous transaction) cannot do, and stores indexed before PDFs were read hold their
+ * PDFs below the text watermark. The catch-up indexes the assets owning PDFs above the PDF watermark,
+ * so a freshly seeded or upgraded store has its PDFs' words read by its first text search.
  */
 
 /** Bytes read of one file: enough for any transcript or register; the rest of a larger file is not indexed. */
@@ -23,6 +30,7 @@ const ASSET_TEXT_MAX_CHARS = 1024 * 1024;
 /** Assets indexed per write transaction while catching up. */
 const BATCH = 500;
 const MARK_KEY = "file_text_bitstream_mark";
+const PDF_MARK_KEY = "file_text_pdf_bitstream_mark";
 
 const TEXT_EXTENSIONS = new Set(["txt", "text", "csv", "tsv", "xml", "json", "md"]);
 const TEXT_MIME = /^(text\/[\w.+-]+|application\/(xml|json|[\w.+-]+\+(xml|json)))(;.*)?$/i;
@@ -68,10 +76,26 @@ export function textOfFile(bytes: Buffer, filename: string, mimeType: string): s
   return words.replace(/\s+/g, " ").trim();
 }
 
-async function readHead(content: ContentStore, sha256: string, size: number): Promise<Buffer> {
+/** Whether a file's words are indexed: a text file or a PDF. */
+export function isIndexedFile(filename: string, mimeType: string): boolean {
+  return isTextFile(filename, mimeType) || isPdfFile(filename, mimeType);
+}
+
+/**
+ * The searchable text of a file (text files as `textOfFile`; PDFs extracted, at most
+ * FILE_TEXT_MAX_BYTES characters, "" when larger than PDF_MAX_BYTES or unreadable).
+ */
+export async function textOfFileAsync(bytes: Buffer, filename: string, mimeType: string): Promise<string> {
+  if (isTextFile(filename, mimeType)) return textOfFile(bytes, filename, mimeType);
+  if (!isPdfFile(filename, mimeType)) return "";
+  const text = await pdfText(bytes, { maxChars: FILE_TEXT_MAX_BYTES });
+  return text.replace(/\s+/g, " ").trim();
+}
+
+async function readHead(content: ContentStore, sha256: string, size: number, max: number): Promise<Buffer> {
   if (size === 0 || !content.has(sha256)) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
-  const end = Math.min(size, FILE_TEXT_MAX_BYTES) - 1;
+  const end = Math.min(size, max) - 1;
   for await (const chunk of content.read(sha256, { start: 0, end })) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
@@ -83,7 +107,16 @@ interface FileRow {
   sha256: string;
 }
 
-/** The text of an asset's text files (active generations, every representation), capped. */
+/** The bytes of a file that are read: the first MiB of a text file, the whole of a PDF up to its cap. */
+async function readIndexed(content: ContentStore, f: FileRow): Promise<Buffer> {
+  if (!isTextFile(f.filename, f.mime_type)) {
+    if (f.size > PDF_MAX_BYTES) return Buffer.alloc(0);
+    return readHead(content, f.sha256, f.size, PDF_MAX_BYTES);
+  }
+  return readHead(content, f.sha256, f.size, FILE_TEXT_MAX_BYTES);
+}
+
+/** The text of an asset's text files and PDFs (active generations, every representation), capped. */
 async function assetFileText(
   db: Db,
   content: ContentStore,
@@ -104,12 +137,15 @@ async function assetFileText(
   let length = 0;
   for (const f of files) {
     if (length >= ASSET_TEXT_MAX_CHARS) break;
-    if (seen.has(f.sha256) || !isTextFile(f.filename, f.mime_type)) continue;
+    if (seen.has(f.sha256) || !isIndexedFile(f.filename, f.mime_type)) continue;
     seen.add(f.sha256);
-    const key = `${f.sha256}\n${f.filename}\n${f.mime_type}`;
+    // A text file's words depend on its name and type (markup or not); a PDF's only on its bytes.
+    const key = isTextFile(f.filename, f.mime_type)
+      ? `${f.sha256}\n${f.filename}\n${f.mime_type}`
+      : `${f.sha256}\npdf`;
     let text = cache.get(key);
     if (text === undefined) {
-      text = textOfFile(await readHead(content, f.sha256, f.size), f.filename, f.mime_type);
+      text = await textOfFileAsync(await readIndexed(content, f), f.filename, f.mime_type);
       cache.set(key, text);
     }
     if (text !== "") {
@@ -135,46 +171,57 @@ export function storeFileText(db: Db, ioRef: string, text: string): void {
   prepared(db, "UPDATE entity_fts SET file_text = ? WHERE rowid = ?").run(text, row.id);
 }
 
-function readMark(db: Db): number {
-  const row = prepared(db, "SELECT value FROM meta WHERE key = ?").get(MARK_KEY) as
-    | { value: string }
-    | undefined;
+function readMark(db: Db, key = MARK_KEY): number {
+  const row = prepared(db, "SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined;
   return row ? Number(row.value) : 0;
 }
 
-function writeMark(db: Db, mark: number): void {
+function writeMark(db: Db, mark: number, key = MARK_KEY): void {
   prepared(
     db,
     "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-  ).run(MARK_KEY, String(mark));
+  ).run(key, String(mark));
 }
 
 function latestBitstream(db: Db): number {
   return (prepared(db, "SELECT coalesce(max(id), 0) AS n FROM bitstreams").get() as { n: number }).n;
 }
 
-/** For bulk writers that fill `file_text` themselves: every bitstream written so far is indexed. */
+/**
+ * For bulk writers that fill `file_text` themselves with `textOfFile` (synchronous, text files only):
+ * every bitstream written so far is indexed, except PDFs, left to the catch-up's PDF watermark.
+ */
 export function markFileTextIndexed(db: Db): void {
   writeMark(db, latestBitstream(db));
 }
 
 /**
- * The assets to index for bitstreams from..to: those that gained a text file, and those that gained
- * other files while their row holds file text (a text file replaced by a PDF must lose its words).
- * Assets that gained only non-text files and hold no text (most of a store, on its first catch-up)
- * are skipped without a query each.
+ * The assets to index: those that gained a text file above the text watermark or a PDF above the PDF
+ * watermark, and those that gained other files above the text watermark while their row holds file
+ * text (a text file replaced by an image must lose its words). Assets that gained only non-indexed
+ * files and hold no text (most of a store, on its first catch-up) are skipped without a query each.
  */
-function assetsToIndex(db: Db, from: number, to: number): string[] {
+function assetsToIndex(db: Db, marks: { text: number; pdf: number }, to: number): string[] {
   const added = prepared(
     db,
-    `SELECT c.parent_ref AS ref, b.filename, b.mime_type FROM bitstreams b
+    `SELECT b.id, c.parent_ref AS ref, b.filename, b.mime_type FROM bitstreams b
      JOIN generations g ON g.id = b.generation_id
      JOIN entities c ON c.ref = g.co_ref
      WHERE b.id > ? AND b.id <= ? AND c.parent_ref IS NOT NULL`,
-  ).all(from, to) as { ref: string; filename: string; mime_type: string }[];
+  ).all(Math.min(marks.text, marks.pdf), to) as {
+    id: number;
+    ref: string;
+    filename: string;
+    mime_type: string;
+  }[];
   const withText = new Set<string>();
   const others = new Set<string>();
-  for (const b of added) (isTextFile(b.filename, b.mime_type) ? withText : others).add(b.ref);
+  for (const b of added) {
+    const pdf = isPdfFile(b.filename, b.mime_type) && !isTextFile(b.filename, b.mime_type);
+    if (pdf ? b.id > marks.pdf : b.id > marks.text && isTextFile(b.filename, b.mime_type))
+      withText.add(b.ref);
+    else if (b.id > marks.text) others.add(b.ref);
+  }
   for (const ref of withText) others.delete(ref);
   if (others.size === 0) return [...withText];
   const holdingText = new Set(
@@ -188,8 +235,13 @@ function assetsToIndex(db: Db, from: number, to: number): string[] {
   return [...withText, ...[...others].filter((ref) => holdingText.has(ref))];
 }
 
-async function catchUp(db: Db, content: ContentStore, from: number, to: number): Promise<void> {
-  const assets = assetsToIndex(db, from, to);
+async function catchUp(
+  db: Db,
+  content: ContentStore,
+  marks: { text: number; pdf: number },
+  to: number,
+): Promise<void> {
+  const assets = assetsToIndex(db, marks, to);
   const cache = new Map<string, string>();
   for (let i = 0; i < assets.length || i === 0; i += BATCH) {
     const batch = assets.slice(i, i + BATCH);
@@ -200,6 +252,7 @@ async function catchUp(db: Db, content: ContentStore, from: number, to: number):
       for (const [ref, text] of texts) storeFileText(db, ref, text);
       // Moved only with the last batch: an interrupted catch-up is redone, never half-skipped.
       if (last && readMark(db) < to) writeMark(db, to);
+      if (last && readMark(db, PDF_MARK_KEY) < to) writeMark(db, to, PDF_MARK_KEY);
     })();
   }
 }
@@ -214,9 +267,9 @@ export function ensureFileText(db: Db, content: ContentStore): Promise<void> {
   const inFlight = running.get(db);
   if (inFlight) return inFlight;
   const latest = latestBitstream(db);
-  const mark = readMark(db);
-  if (latest <= mark) return Promise.resolve();
-  const run = catchUp(db, content, mark, latest).finally(() => running.delete(db));
+  const marks = { text: readMark(db), pdf: readMark(db, PDF_MARK_KEY) };
+  if (latest <= marks.text && latest <= marks.pdf) return Promise.resolve();
+  const run = catchUp(db, content, marks, latest).finally(() => running.delete(db));
   running.set(db, run);
   return run;
 }

@@ -11,7 +11,15 @@ import {
   looksLikeText,
   readAtMost,
 } from "../support/file-text.js";
-import { compactFormats, formatLabel, namedObjects, resolveFile } from "../support/files.js";
+import {
+  compactFormats,
+  formatLabel,
+  namedObjects,
+  type ResolvedFile,
+  resolveFile,
+} from "../support/files.js";
+import { extractPdfText, looksLikePdf, PDF_TEXT_MAX_BYTES, PDF_TEXT_MAX_CHARS } from "../support/pdf-text.js";
+import { pickFile } from "../support/pick-file.js";
 import { formatBytes, lines } from "../support/text.js";
 import { fileChoice, fixity, format, READ_ONLY } from "./params.js";
 
@@ -20,6 +28,12 @@ const MAX_TEXT_BYTES = 64 * 1024;
 
 const input = z.object({
   ...fileChoice,
+  name: z.string().min(1).optional().describe('Pick the file by name (exact, or with * ?: "*.csv")'),
+  format: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Pick the file by format: extension, PUID, media type or family ("csv", "fmt/18", "image")'),
   offset: z.number().int().min(0).default(0).describe("Text files: byte to start at (from `nextOffset`)"),
   maxBytes: z
     .number()
@@ -42,7 +56,7 @@ const output = z.object({
   fixities: z.array(fixity),
   mimeType: z.string().optional(),
   uri: z.string(),
-  /** The file's text (text-like files only), from `offset`. */
+  /** The file's text (text-like files; a PDF's extracted text), from `offset`. */
   text: z.string().optional(),
   offset: z.number().optional(),
   truncated: z.boolean().optional(),
@@ -55,25 +69,26 @@ export default defineTool({
   name: "get_file",
   title: "Get a file",
   description:
-    "One file of an asset (default: first preservation file) or content object: name, size, format, fixity; the text itself for small text files (txt, CSV, XML, JSON), else a resource link to the bytes.",
+    "One file of an asset (default: first preservation file; or pick by name/format) or content object: name, size, format, fixity; the text of text files (txt, CSV, XML, JSON) and PDFs (extracted), else a resource link to the bytes.",
   toolset: "discovery",
   inputSchema: input,
   outputSchema: output,
   annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
-    const file = await resolveFile(ctx, args);
+    const file = await chooseFile(ctx, args);
     const { contentObject: coRef, asset, representation, otherFiles, facts } = file;
+    const bitstream = file.bitstream;
     const g = file.generation;
     const gen = { index: g.index };
     const formats = compactFormats(g.formats);
-    const uri = bitstreamUri(coRef, gen.index, args.bitstream);
+    const uri = bitstreamUri(coRef, gen.index, bitstream);
     const filename = facts.filename;
     const base = {
       contentObject: coRef,
       ...(asset ? { asset } : {}),
       ...(representation ? { representation } : {}),
       generation: gen.index,
-      bitstream: args.bitstream,
+      bitstream,
       filename,
       size: facts.size,
       formats,
@@ -81,7 +96,7 @@ export default defineTool({
       uri,
       ...(otherFiles ? { otherFiles } : {}),
     };
-    const where = `content object ${coRef}${representation ? ` (${representation} copy of asset ${asset})` : ""}, generation ${gen.index}, file ${args.bitstream}`;
+    const where = `content object ${coRef}${representation ? ` (${representation} copy of asset ${asset})` : ""}, generation ${gen.index}, file ${bitstream}`;
     const head = lines(
       `${filename}, ${formatBytes(facts.size)}, ${formatLabel(formats)}; ${where}`,
       facts.fixities.length > 0 &&
@@ -89,6 +104,9 @@ export default defineTool({
       otherFiles
         ? `Other files of the ${representation} copy (pass a ref to \`get_file\`): ${namedObjects(file.others ?? [], otherFiles)}.`
         : "",
+      file.matches !== undefined &&
+        file.matches > 1 &&
+        `First of ${file.matches} files matching name/format; narrow them to pick another.`,
     );
     const link = (mimeType: string | undefined, why: string) => ({
       structured: { ...base, ...(mimeType ? { mimeType } : {}) },
@@ -103,6 +121,57 @@ export default defineTool({
       ],
     });
 
+    if (looksLikePdf(filename, formats)) {
+      const pdfMime = guessMime(filename) ?? "application/pdf";
+      if (facts.size > PDF_TEXT_MAX_BYTES) {
+        return link(pdfMime, `A PDF over ${formatBytes(PDF_TEXT_MAX_BYTES)}: its text is not read here.`);
+      }
+      const content = await ctx.entity.bitstreamContent(coRef, gen.index, bitstream, { signal: ctx.signal });
+      const bytes = await readAtMost(content.stream, PDF_TEXT_MAX_BYTES + 1);
+      if (bytes.length > PDF_TEXT_MAX_BYTES) {
+        return link(pdfMime, `A PDF over ${formatBytes(PDF_TEXT_MAX_BYTES)}: its text is not read here.`);
+      }
+      const wanted = args.offset + args.maxBytes + 1;
+      const result = await extractPdfText(bytes, wanted, ctx.signal);
+      if ("error" in result || result.text.trim() === "") {
+        const why = "error" in result ? result.error : "it has no text layer (a scan?)";
+        return link(pdfMime, `No text could be read from this PDF: ${why}.`);
+      }
+      const all = Buffer.from(result.text, "utf8");
+      if (args.offset >= all.length) {
+        throw new UserInputError(
+          `offset ${args.offset} is past the end of the text of ${filename} (${all.length} bytes).`,
+        );
+      }
+      const raw = all.subarray(args.offset, args.offset + args.maxBytes);
+      const lead = args.offset > 0 ? leadingContinuation(raw) : 0;
+      const startsAt = args.offset + lead;
+      const more = all.length > args.offset + args.maxBytes;
+      const slice = raw.subarray(lead, raw.length - (more ? incompleteTail(raw) : 0));
+      const text = slice.toString("utf8");
+      const nextOffset = more ? startsAt + slice.length : undefined;
+      const capped = !more && result.text.length >= PDF_TEXT_MAX_CHARS;
+      return {
+        structured: {
+          ...base,
+          mimeType: pdfMime,
+          text,
+          offset: startsAt,
+          truncated: nextOffset !== undefined || capped,
+          ...(nextOffset !== undefined ? { nextOffset } : {}),
+        },
+        text: lines(
+          head,
+          `Text extracted from the PDF (${result.pages} page${result.pages === 1 ? "" : "s"}; ${startsAt === 0 && !more ? "all of it" : `bytes ${startsAt}–${startsAt + slice.length - 1} of the text`}):`,
+          text,
+          nextOffset !== undefined &&
+            `[cut: call again with offset ${nextOffset} for more, or read the resource ${uri}]`,
+          capped &&
+            `[only the first ${PDF_TEXT_MAX_CHARS} characters of text are read; the resource ${uri} has the whole file]`,
+        ),
+        links: [{ uri, name: filename, mimeType: pdfMime }],
+      };
+    }
     if (!looksLikeText(filename, formats)) return link(guessMime(filename), "Not text, so not shown inline.");
     if (facts.size > 0 && args.offset >= facts.size) {
       throw new UserInputError(`offset ${args.offset} is past the end of ${filename} (${facts.size} bytes).`);
@@ -111,7 +180,7 @@ export default defineTool({
       facts.size > 0
         ? Math.min(facts.size, args.offset + args.maxBytes) - 1
         : args.offset + args.maxBytes - 1;
-    const content = await ctx.entity.bitstreamContent(coRef, gen.index, args.bitstream, {
+    const content = await ctx.entity.bitstreamContent(coRef, gen.index, bitstream, {
       ...(args.offset > 0 || facts.size > args.maxBytes ? { range: { start: args.offset, end } } : {}),
       signal: ctx.signal,
     });
@@ -159,3 +228,22 @@ export default defineTool({
     };
   },
 });
+
+/**
+ * The file asked for: by position (representation, generation, file number) as `resolveFile` takes it, or,
+ * given a name or format, the first file of the asset's copy (or of the content object) that matches.
+ */
+async function chooseFile(
+  ctx: ToolContext,
+  args: z.infer<typeof input>,
+): Promise<ResolvedFile & { matches?: number }> {
+  if (args.name === undefined && args.format === undefined) return resolveFile(ctx, args);
+  const { file, matches, asset } = await pickFile(ctx, args);
+  const chosen = await resolveFile(ctx, {
+    ref: file.contentObject,
+    representation: args.representation,
+    generation: file.generation,
+    bitstream: file.bitstream,
+  });
+  return { ...chosen, ...(asset ? { asset, representation: args.representation } : {}), matches };
+}

@@ -19,6 +19,7 @@ import {
 import { addReplacementGeneration } from "../../../repository/store/files/write.js";
 import { MIGRATIONS, migrate } from "../../../repository/store/migrations/index.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
+import { pdfWithPages } from "./pdf-fixture.js";
 
 /** Words inside assets' text files are searchable (entity_fts.file_text, search/file-text.ts). */
 
@@ -53,7 +54,7 @@ describe("words inside files", () => {
   let repo: RunningRepository;
   let token: string;
   const a = {} as Record<
-    "transcript" | "register" | "record" | "json" | "pdf" | "big",
+    "transcript" | "register" | "record" | "json" | "pdf" | "report" | "big",
     { io: EntityRow; co: EntityRow }
   >;
   const search = (q: string) => searchIds(repo, token, q);
@@ -88,6 +89,14 @@ describe("words inside files", () => {
       mimeType: "application/pdf",
       bytes: Buffer.from("%PDF-1.4 walrus walrus walrus"),
     });
+    a.report = assetWithFile(db, content, "Annual report", {
+      name: "report.pdf",
+      mimeType: "application/pdf",
+      bytes: pdfWithPages([
+        ["Harbour Board annual report"],
+        ["Dredging of the outer basin", "The cormorants nested on the breakwater."],
+      ]),
+    });
     a.big = assetWithFile(db, content, "Long log", {
       name: "log.txt",
       mimeType: "text/plain",
@@ -118,7 +127,13 @@ describe("words inside files", () => {
     expect(await search("flint")).toEqual([id(a.json.io)]);
   });
 
-  it("does not read PDF or other binary files", async () => {
+  it("finds an asset by a word inside its PDF, on any page, stemmed", async () => {
+    expect(await search("cormorant")).toEqual([id(a.report.io)]);
+    expect(await search('"outer basin"')).toEqual([id(a.report.io)]);
+    expect(await search("dredging breakwater")).toEqual([id(a.report.io)]);
+  });
+
+  it("an unreadable PDF gives no words (its bytes are not read as text)", async () => {
     expect(await search("walrus")).toEqual([]);
   });
 
@@ -158,6 +173,32 @@ describe("words inside files", () => {
     expect(await search("keepers")).toEqual([]);
   });
 
+  it("follows a text file replaced by a PDF: the PDF's words replace the text's", async () => {
+    const { db, content } = repo.svc;
+    const format: IdentifiedFormat = {
+      mimeType: "application/pdf",
+      puid: "fmt/18",
+      formatName: "Acrobat PDF 1.4",
+      formatVersion: "1.4",
+      formatGroup: "Text",
+      method: "Extension",
+    };
+    db.transaction(() => {
+      addReplacementGeneration(
+        db,
+        a.register.co.ref,
+        {
+          filename: "register.pdf",
+          format,
+          blob: content.put(pdfWithPages([["Register of the almshouse trustees"]])),
+        },
+        "2026-01-02T00:00:00.000Z",
+      );
+    })();
+    expect(await search("almshouse")).toEqual([id(a.register.io)]);
+    expect(await search("pilbeam")).toEqual([]);
+  });
+
   it("searches without text leave the index alone; a later text search catches up", async () => {
     const { db, content } = repo.svc;
     const late = assetWithFile(db, content, "Late arrival", {
@@ -171,7 +212,7 @@ describe("words inside files", () => {
 });
 
 describe("file text at seed time and on upgrade", () => {
-  it("the synthetic seed writes the words of its text files and leaves nothing to catch up", async () => {
+  it("the synthetic seed writes the words of its text files; the first text search adds its PDFs'", async () => {
     const repo = await startTestRepository({ seed: 400 });
     try {
       const db = repo.svc.db;
@@ -192,14 +233,24 @@ describe("file text at seed time and on upgrade", () => {
         .get() as { n: number };
       expect(withText.n).toBeGreaterThan(0);
       expect(withText.n).toBe(textAssets.n);
+      const pdfAssets = db
+        .prepare(
+          `SELECT count(DISTINCT c.parent_ref) AS n FROM bitstreams b JOIN generations g ON g.id = b.generation_id
+           JOIN entities c ON c.ref = g.co_ref WHERE b.mime_type = 'application/pdf'`,
+        )
+        .get() as { n: number };
+      expect(pdfAssets.n).toBeGreaterThan(0);
       const token = (await login(repo.url, "manager")).token;
-      expect((await searchIds(repo, token, "benchmarking")).length).toBeGreaterThanOrEqual(withText.n);
+      // The first text search adds the words of the seed's PDFs (the same sentence).
+      expect((await searchIds(repo, token, "benchmarking")).length).toBeGreaterThanOrEqual(
+        withText.n + pdfAssets.n,
+      );
     } finally {
       await repo.close();
     }
   });
 
-  it("the demo seed indexes its files' words as the catch-up would, so a search writes nothing", async () => {
+  it("the demo seed indexes its text files as the catch-up would; the first search adds its PDFs' words", async () => {
     const repo = await startTestRepository({ seed: "demo" });
     try {
       const { db, content } = repo.svc;
@@ -212,35 +263,60 @@ describe("file text at seed time and on upgrade", () => {
           }
         ).n,
       ).toBeGreaterThan(0);
+      const pdfAssetsWithoutText = () =>
+        (
+          db
+            .prepare(
+              `SELECT count(DISTINCT c.parent_ref) AS n FROM bitstreams b JOIN generations g ON g.id = b.generation_id
+               JOIN entities c ON c.ref = g.co_ref JOIN entities io ON io.ref = c.parent_ref
+               JOIN entity_fts f ON f.rowid = io.id
+               WHERE b.mime_type = 'application/pdf' AND coalesce(f.file_text, '') = ''`,
+            )
+            .get() as { n: number }
+        ).n;
+      // The seed (one synchronous transaction) cannot extract PDFs: the first text search does.
+      expect(pdfAssetsWithoutText()).toBeGreaterThan(0);
       const token = (await login(repo.url, "manager")).token;
       await searchIds(repo, token, "harbour");
-      expect(rows()).toBe(seeded);
-      // Redo every asset from the files themselves: the same rows.
-      db.prepare("DELETE FROM meta WHERE key = 'file_text_bitstream_mark'").run();
+      expect(pdfAssetsWithoutText()).toBe(0);
+      const indexed = rows();
+      expect(indexed).not.toBe(seeded);
+      // The seed's text-file words were what the catch-up writes: redoing every asset from the
+      // files themselves gives the same rows, and a second search writes nothing.
+      db.prepare("DELETE FROM meta WHERE key LIKE 'file_text_%'").run();
       await ensureFileText(db, content);
-      expect(rows()).toBe(seeded);
+      expect(rows()).toBe(indexed);
+      await searchIds(repo, token, "harbour");
+      expect(rows()).toBe(indexed);
     } finally {
       await repo.close();
     }
   });
 
-  it("a store upgraded from schema 3 has its files' words indexed by the first text search", async () => {
+  it("a store upgraded from schema 3 has its files' words (text and PDF) indexed by the first text search", async () => {
     const dir = mkdtempSync(join(tmpdir(), "file-text-"));
     try {
       const old = new Database(join(dir, "repository.sqlite"));
       migrate(old, MIGRATIONS.slice(0, 3));
       // The content store lives beside the database, as startRepository lays it out.
       const { ContentStore } = await import("../../../repository/store/content-store.js");
-      const { io } = assetWithFile(old, new ContentStore(join(dir, "content")), "Parish notes", {
+      const store = new ContentStore(join(dir, "content"));
+      const { io } = assetWithFile(old, store, "Parish notes", {
         name: "notes.txt",
         mimeType: "text/plain",
         bytes: Buffer.from("The vestry met to discuss the bellringers."),
+      });
+      const scan = assetWithFile(old, store, "Parish scan", {
+        name: "scan.pdf",
+        mimeType: "application/pdf",
+        bytes: pdfWithPages([["Churchwardens' accounts for the glebe"]]),
       });
       old.close();
       const repo = await startRepository({ port: 0, host: "127.0.0.1", seed: "none", dataDir: dir });
       try {
         const token = (await login(repo.url, "manager")).token;
         expect(await searchIds(repo, token, "bellringer")).toEqual([id(io)]);
+        expect(await searchIds(repo, token, "churchwardens glebe")).toEqual([id(scan.io)]);
       } finally {
         await repo.close();
       }

@@ -8,6 +8,7 @@ import {
 } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { tenPagePdf } from "../../repository/search/pdf-fixture.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
@@ -38,11 +39,15 @@ function links(res: Raw) {
 
 /** A text file of multi-byte characters (2, 3 and 4 bytes in UTF-8), so byte slices fall mid-character. */
 const UNICODE = Buffer.from("Ærø café — naïve “quotes” 🚢 harbour\n".repeat(40), "utf8");
+const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
+const CSV = Buffer.from("name,parish\nAnn Pilbeam,Saint Clement\n");
 
 describe("get_file", () => {
   let mcp: McpHarness;
   let reader: McpHarness;
   let fixture: { asset: string; co: string };
+  /** An asset of a PNG, a CSV, a ten-page PDF and a broken PDF, in that order (one content object each). */
+  let mixed: string;
   beforeAll(async () => {
     mcp = await startMcp({ user: "manager" });
     reader = await startMcp({ user: "reader", repo: mcp.repo });
@@ -83,6 +88,56 @@ describe("get_file", () => {
     });
     addRepresentation(db, asset.ref, "Preservation", "Preservation", [co.ref]);
     fixture = { asset: asset.ref, co: co.ref };
+
+    const m = insertEntity(db, {
+      type: "IO",
+      title: "Fixture: survey with photo, register and reports",
+      securityTag: "open",
+      parentRef: nodeOf("photographs").ref,
+    });
+    const files = [
+      {
+        name: "photo.png",
+        mime: "image/png",
+        puid: "fmt/11",
+        format: "Portable Network Graphics",
+        bytes: PNG,
+      },
+      {
+        name: "register.csv",
+        mime: "text/csv",
+        puid: "x-fmt/18",
+        format: "Comma Separated Values",
+        bytes: CSV,
+      },
+      {
+        name: "Report.pdf",
+        mime: "application/pdf",
+        puid: "fmt/18",
+        format: "Acrobat PDF 1.4",
+        bytes: tenPagePdf(),
+      },
+      {
+        name: "broken.pdf",
+        mime: "application/pdf",
+        puid: "fmt/18",
+        format: "Acrobat PDF 1.4",
+        bytes: Buffer.from("%PDF-1.4 walrus"),
+      },
+    ];
+    const cos = files.map((f) => {
+      const c = insertEntity(db, { type: "CO", title: f.name, securityTag: "open", parentRef: m.ref });
+      const g = addGeneration(db, c.ref, {
+        original: true,
+        active: true,
+        formatPuid: f.puid,
+        formatName: f.format,
+      });
+      addBitstream(db, g, { filename: f.name, mimeType: f.mime, blob: content.put(f.bytes) });
+      return c.ref;
+    });
+    addRepresentation(db, m.ref, "Preservation", "Preservation", cos);
+    mixed = m.ref;
   });
   afterAll(async () => {
     await reader.close();
@@ -242,5 +297,97 @@ describe("get_file", () => {
     expect(textOf(closed)).toMatch(/^You do not have permission/);
     const big = await mcp.raw("get_file", { ref: DEMO.refs.textAsset, maxBytes: 1_000_000 });
     expect(big.isError).toBe(true);
+  });
+
+  it("returns a PDF's extracted text (the demo's council minutes)", async () => {
+    const seed = seedFile("councilMinutes1851");
+    // The seed's PDF shows its title first, as a string literal of the content stream.
+    const title = seed.bytes.toString("latin1").match(/\((.+?)\) Tj/)?.[1] ?? "";
+    expect(title.length).toBeGreaterThan(5);
+    const res = await mcp.raw("get_file", { ref: DEMO.refs.pdfAsset });
+    const a = res.structuredContent as unknown as Answer;
+    expect(a).toMatchObject({
+      filename: seed.filename,
+      size: seed.bytes.length,
+      mimeType: "application/pdf",
+    });
+    expect(a.text).toContain(title);
+    expect(a.truncated).toBe(false);
+    expect(textOf(res)).toMatch(/Text extracted from the PDF \(1 page; all of it\):/);
+    expect(links(res)).toHaveLength(1);
+  });
+
+  it("picks a file of an asset by name or by format, and lists the files when none matches", async () => {
+    // By default the first file: the PNG.
+    expect((await mcp.call<Answer>("get_file", { ref: mixed })).filename).toBe("photo.png");
+    for (const pick of [
+      { format: "csv" },
+      { format: ".CSV" },
+      { format: "text/csv" },
+      { format: "x-fmt/18" },
+      { format: "text" },
+      { name: "register.csv" },
+      { name: "REG*.csv" },
+      { name: "*.csv", format: "csv" },
+    ]) {
+      const a = await mcp.call<Answer>("get_file", { ref: mixed, ...pick });
+      expect(a, JSON.stringify(pick)).toMatchObject({
+        asset: mixed,
+        representation: "Preservation",
+        filename: "register.csv",
+        text: CSV.toString("utf8"),
+      });
+    }
+    expect((await mcp.call<Answer>("get_file", { ref: mixed, format: "image" })).filename).toBe("photo.png");
+    expect((await mcp.call<Answer>("get_file", { ref: mixed, format: "fmt/11" })).filename).toBe("photo.png");
+    // Several match: the first, and the answer says so.
+    const pdfs = await mcp.raw("get_file", { ref: mixed, format: "pdf" });
+    expect((pdfs.structuredContent as unknown as Answer).filename).toBe("Report.pdf");
+    expect(textOf(pdfs)).toMatch(/First of 2 files matching name\/format/);
+    // A content object ref is searched among its own files.
+    const csvCo = (await mcp.call<Answer>("get_file", { ref: mixed, name: "register.csv" })).contentObject;
+    expect((await mcp.call<Answer>("get_file", { ref: csvCo, format: "csv" })).filename).toBe("register.csv");
+
+    const none = await mcp.raw("get_file", { ref: mixed, name: "*.docx" });
+    expect(none.isError).toBe(true);
+    expect(textOf(none)).toBe(
+      'No file of the Preservation copy of asset "Fixture: survey with photo, register and reports" matches name "*.docx". Its files: photo.png (Portable Network Graphics (fmt/11)), register.csv (Comma Separated Values (x-fmt/18)), Report.pdf (Acrobat PDF 1.4 (fmt/18)), broken.pdf (Acrobat PDF 1.4 (fmt/18)). Pass one of these names as name, or a format (extension, PUID, media type).',
+    );
+    const both = await mcp.raw("get_file", { ref: mixed, name: "photo.png", format: "csv" });
+    expect(textOf(both)).toMatch(/matches name "photo\.png" and format "csv"\. Its files: photo\.png/);
+  });
+
+  it("pages a long PDF's text by bytes; the pieces join to the whole text", async () => {
+    const pieces: string[] = [];
+    let offset = 0;
+    let calls = 0;
+    for (; calls < 10; calls++) {
+      const a = await mcp.call<Answer>("get_file", {
+        ref: mixed,
+        name: "report.pdf",
+        offset,
+        maxBytes: 16_384,
+      });
+      expect(a.offset).toBe(offset);
+      pieces.push(a.text ?? "");
+      if (a.nextOffset === undefined) break;
+      expect(a.truncated).toBe(true);
+      offset = a.nextOffset;
+    }
+    expect(calls).toBeGreaterThan(0);
+    const whole = pieces.join("");
+    expect(whole).toMatch(/^Page 1 line 1: the harbour master recorded/);
+    expect(whole).toContain("Page 10 line 50: the harbour master recorded the tides and the keepers.");
+    expect(whole.match(/Page \d+ line \d+:/g)).toHaveLength(500);
+    const past = await mcp.raw("get_file", { ref: mixed, name: "report.pdf", offset: 10_000_000 });
+    expect(past.isError).toBe(true);
+  });
+
+  it("gives a PDF whose text cannot be read as a link, saying why", async () => {
+    const res = await mcp.raw("get_file", { ref: mixed, name: "broken.pdf" });
+    expect(res.isError).toBeFalsy();
+    expect((res.structuredContent as unknown as Answer).text).toBeUndefined();
+    expect(textOf(res)).toMatch(/No text could be read from this PDF: .+\. Read the bytes as the resource/);
+    expect(links(res)).toHaveLength(1);
   });
 });
