@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
 import {
   acceptedContent,
   type InputRequiredResult,
@@ -23,6 +23,14 @@ import { digestArgs } from "./audit.js";
  */
 
 export const CONFIRM_TTL_MS = 5 * 60_000;
+
+/**
+ * What the token carries of a digest: 128 bits, base64url. Plenty to notice a change (nobody chooses the
+ * digests here, and the token is sealed), and it keeps the token a line a model repeats without mistakes.
+ */
+function short(value: string): string {
+  return createHash("sha256").update(value).digest().subarray(0, 16).toString("base64url");
+}
 const TOKEN_PREFIX = "pc1.";
 const ANSWER_KEY = "confirm_action";
 const AnswerSchema = z.object({
@@ -135,9 +143,9 @@ export class ConfirmationGuard {
     const expires = this.now() + this.ttlMs;
     const sealed = this.seal({
       t: tool.name,
-      a: digestArgs(args),
+      a: short(digestArgs(args)),
       u: call.user,
-      g: p.targets.map((t) => [t.ref, t.fingerprint]),
+      g: p.targets.map((t) => [t.ref, short(t.fingerprint)]),
       e: expires,
       n: randomBytes(12).toString("base64url"),
     });
@@ -177,7 +185,7 @@ export class ConfirmationGuard {
     if (sealed.u !== user) {
       return `The confirmation token was issued to another user; nothing was changed. ${again}`;
     }
-    if (sealed.a !== digestArgs(args)) {
+    if (sealed.a !== short(digestArgs(args))) {
       return `The confirmation token was issued for different arguments; nothing was changed. Repeat exactly the previewed arguments, or ${again[0]?.toLowerCase()}${again.slice(1)}`;
     }
     this.prune();
@@ -202,9 +210,9 @@ export class ConfirmationGuard {
     const changed =
       !now ||
       now.targets.length !== before.size ||
-      now.targets.some((t) => before.get(t.ref) !== t.fingerprint);
+      now.targets.some((t) => before.get(t.ref) !== short(t.fingerprint));
     if (changed) {
-      const which = now?.targets.find((t) => before.get(t.ref) !== t.fingerprint);
+      const which = now?.targets.find((t) => before.get(t.ref) !== short(t.fingerprint));
       const what = which ? `“${which.title}” (${which.ref})` : "What the preview showed";
       return {
         kind: "refused",
