@@ -35,6 +35,10 @@ export function isPdfFile(filename: string, mimeType: string): boolean {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
+// Nothing the library prints may leave this thread (on stdio the parent's stdout is the MCP channel), and
+// piping the output to the parent instead would keep the parent's process alive while the worker lives.
+for (const k of ["log", "info", "warn", "error", "debug", "trace"]) console[k] = () => {};
+process.stdout.write = process.stderr.write = () => true;
 const unpdf = require(workerData.library);
 parentPort.on("message", async ({ bytes, maxChars }) => {
   let pdf;
@@ -91,19 +95,16 @@ class PdfExtractor {
   private start(): Worker {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
+      // Not the parent's flags: `--input-type=module` would make this CommonJS source fail to load.
+      execArgv: [],
       workerData: { library: libraryPath() },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      stdout: true,
-      stderr: true,
     });
     worker.unref();
     // A worker that dies between files (out of memory) is not handed the next one.
     worker.once("exit", () => {
       if (this.worker === worker) this.worker = undefined;
     });
-    // PDF.js's own warnings are about the file, not the service: not shown.
-    worker.stdout.resume();
-    worker.stderr.resume();
     return worker;
   }
 

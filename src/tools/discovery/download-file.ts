@@ -153,10 +153,12 @@ export default defineTool({
           bitstream: file.bitstream,
           verified,
         },
+        // The exact byte count and the full digests: what a person compares with another copy.
         text: lines(
-          `Saved ${target} (${formatBytes(bytes)}).`,
+          `Saved ${target} (${bytes.toLocaleString("en")} bytes${bytes >= 1024 ? `, ${formatBytes(bytes)}` : ""}).`,
+          `From content object ${file.contentObject}, generation ${file.generation.index}, file ${file.bitstream}.`,
           verified.length > 0
-            ? `Verified against the repository's fixity: ${verified.map((v) => v.algorithm).join(", ")}.`
+            ? `Verified against the repository's fixity: ${verified.map((v) => `${v.algorithm} ${v.value}`).join("; ")}.`
             : "The repository records no fixity for this file, so it could not be verified.",
         ),
       };

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import type { EntityType } from "../../api/entity.js";
 import { entityUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
-import { ALL_TYPES, loadEntity, mapLimit } from "../support/entities.js";
+import { ALL_TYPES, ancestors, loadEntity, mapLimit } from "../support/entities.js";
 import {
   type ContentObjectRef,
   contentObjectsOf,
@@ -14,24 +15,26 @@ import { KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { windowOf } from "../support/paging.js";
 import { schemaName } from "../support/schemas.js";
 import { clip, formatBytes, lines } from "../support/text.js";
-import { entityRef, fixity, format, kind, READ_ONLY } from "./params.js";
+import { crumb, entityRef, fixity, format, kind, READ_ONLY } from "./params.js";
 
 const MAX_LIST = 20;
 const MAX_FILES = 10;
 const MAX_BITSTREAMS = 5;
 const RECENT_EVENTS = 10;
+/** An asset's history is read with its content objects' (integrity checks, characterisation): this many. */
+const MAX_EVENT_OBJECTS = 5;
 
-const INCLUDES = ["identifiers", "metadata", "files", "links", "events"] as const;
+const INCLUDES = ["path", "identifiers", "metadata", "files", "links", "events"] as const;
 
 const input = z.object({
   ref: entityRef,
   type: kind.optional().describe("Its kind, if known (saves a look-up; a wrong guess still works)"),
   include: z
     .array(z.enum(INCLUDES))
-    .max(5)
-    .default(["metadata"])
+    .max(6)
+    .default(["path", "metadata"])
     .describe(
-      "Extra parts: identifiers, metadata (fragment list for `read_metadata`), files (formats, sizes, fixity), links, events (recent 10). Default [metadata]",
+      "Extra parts: path (titles from the top), identifiers, metadata (fragment list for `read_metadata`), files (formats, sizes, fixity), links, events (recent 10, with its files'). Default [path, metadata]",
     ),
 });
 
@@ -46,6 +49,9 @@ const output = z.object({
     customType: z.string().optional(),
     uri: z.string(),
   }),
+  /** The folders (and, for a content object, the asset) above it, the top one first. */
+  breadcrumbs: z.array(crumb).optional(),
+  breadcrumbsComplete: z.boolean().optional(),
   metadata: z.array(z.object({ mref: z.string(), schema: z.string(), schemaName: z.string() })).optional(),
   identifiers: z.array(z.object({ type: z.string(), value: z.string() })).optional(),
   links: z
@@ -88,6 +94,7 @@ const output = z.object({
         user: z.string(),
         workflow: z.string().optional(),
         eventRef: z.string(),
+        entityRef: z.string().optional(),
       }),
     )
     .optional(),
@@ -104,7 +111,7 @@ export default defineTool({
   name: "get_entity",
   title: "Get an entity",
   description:
-    "Describe one folder, asset or content object by ref: title, description, security tag, parent; optionally its identifiers, metadata fragments, files (formats, sizes, fixity), links and recent events.",
+    "Describe one folder, asset or content object by ref: title, description, security tag, path from the top; optionally its identifiers, metadata fragments, files (formats, sizes, fixity), links and recent events.",
   toolset: "discovery",
   inputSchema: input,
   outputSchema: output,
@@ -120,7 +127,14 @@ export default defineTool({
       if (total > shown) omitted[key] = total - shown;
     };
 
-    const [identifiers, links, files, events] = await Promise.all([
+    // An asset's content objects serve both its files and its files' events: listed once.
+    const objects =
+      e.type === "IO" && (want.has("files") || want.has("events"))
+        ? contentObjectsOf(ctx, e.ref, MAX_FILES)
+        : undefined;
+    const [trail, identifiers, links, files, events] = await Promise.all([
+      // One request per level above: asked for by default, left out when a caller lists only other parts.
+      want.has("path") ? ancestors(ctx, e) : undefined,
       want.has("identifiers")
         ? ctx.entity.identifiers(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
             note("identifiers", p.total, p.items.length);
@@ -139,25 +153,14 @@ export default defineTool({
             }));
           })
         : undefined,
-      want.has("files") && e.type !== "SO" ? filesOf(ctx, e.ref, e.type, note) : undefined,
-      want.has("events")
-        ? windowOf(
-            (start, max) => ctx.entity.eventActions(e.ref, e.type, { start, max, signal: ctx.signal }),
-            0,
-            RECENT_EVENTS,
-            true,
-          ).then((w) => {
-            note("events", w.total, w.items.length);
-            return w.items.map((a) => ({
-              date: a.date ?? a.event.date,
-              type: a.event.type,
-              action: a.commandType,
-              user: a.event.user,
-              ...(a.event.workflowName ? { workflow: a.event.workflowName } : {}),
-              eventRef: a.event.ref,
-            }));
-          })
+      want.has("files") && e.type !== "SO"
+        ? filesOf(
+            ctx,
+            objects ?? Promise.resolve({ objects: [{ ref: e.ref, representation: "" }], total: 1 }),
+            note,
+          )
         : undefined,
+      want.has("events") ? recentEvents(ctx, e.ref, e.type, objects, note) : undefined,
     ]);
     const fragments = want.has("metadata")
       ? e.fragments
@@ -177,6 +180,8 @@ export default defineTool({
         ...(e.customType ? { customType: e.customType } : {}),
         uri: entityUri(e.type, e.ref),
       },
+      ...(trail ? { breadcrumbs: trail.crumbs } : {}),
+      ...(trail && !trail.complete ? { breadcrumbsComplete: false } : {}),
       ...(fragments ? { metadata: fragments } : {}),
       ...(identifiers ? { identifiers } : {}),
       ...(links ? { links } : {}),
@@ -187,10 +192,20 @@ export default defineTool({
 
     const more = (key: string, tool: string) =>
       omitted[key] ? `  … and ${omitted[key]} more${tool ? ` (${tool})` : ""}` : "";
+    const parent = trail?.crumbs.at(-1);
+    const container = e.type === "CO" ? "asset" : "folder";
+    const where = !e.parentRef
+      ? "; top level"
+      : parent?.ref === e.parentRef
+        ? `; in ${container} "${parent.title}" ${e.parentRef}`
+        : `; in ${container} ${e.parentRef}`;
     const text = lines(
       `${spoken(e.type)} "${e.title}" ${e.ref}`,
       e.description && `Description: ${clip(e.description, 400)}`,
-      `Security tag: ${e.securityTag}${e.parentRef ? `; in ${e.type === "CO" ? "asset" : "folder"} ${e.parentRef}` : "; top level"}${e.customType ? `; type ${e.customType}` : ""}`,
+      `Security tag: ${e.securityTag}${where}${e.customType ? `; type ${e.customType}` : ""}`,
+      trail &&
+        trail.crumbs.length > 0 &&
+        `Path: ${trail.complete ? "" : "… "}${[...trail.crumbs, e].map((c) => `/${c.title}`).join("")} (above: ${trail.crumbs.map((c) => c.ref).join(" > ")})`,
       fragments &&
         (fragments.length
           ? `Metadata (read with \`read_metadata\`): ${fragments.map((f) => `${f.schemaName} ${f.mref}`).join(", ")}${more("metadata", "")}`
@@ -215,39 +230,111 @@ export default defineTool({
           ? `Files:\n${files
               .map((f) =>
                 lines(
-                  `- ${f.representation ? `${f.representation} ` : ""}content object ${f.contentObject}, generation ${f.generation}: ${formatLabel(f.formats)}`,
-                  ...f.bitstreams.map((b) => {
-                    const sha = b.fixities.find((x) => /sha-?256/i.test(x.algorithm)) ?? b.fixities[0];
-                    return `    ${b.filename}, ${formatBytes(b.size)}${sha ? `, ${sha.algorithm} ${sha.value}` : ""}`;
-                  }),
+                  `- ${f.representation ? `${f.representation} ` : ""}content object ${f.contentObject}${f.title ? ` "${f.title}"` : ""}, generation ${f.generation}: ${formatLabel(f.formats)}`,
+                  // Exact bytes and every fixity in full: a person compares them with a copy they hold.
+                  ...f.bitstreams.map((b) =>
+                    lines(
+                      `    file ${b.index}: ${b.filename}, ${exactBytes(b.size)}`,
+                      b.fixities.length > 0 &&
+                        `      ${b.fixities.map((x) => `${x.algorithm} ${x.value}`).join("; ")}`,
+                    ),
+                  ),
                 ),
               )
               .join("\n")}${more("files", "get_file with a content object ref")}`
           : "Files: none"),
       events &&
         (events.length
-          ? `Recent events (newest first):\n${events
-              .map(
-                (v) =>
-                  `- ${v.date} ${v.type} (${v.action}) by ${v.user}${v.workflow ? `, ${v.workflow}` : ""}`,
-              )
-              .join("\n")}${more("events", "list_events with this ref")}`
+          ? `Recent events (newest first):\n${eventLines(events).join("\n")}${more("events", `list_events with this ref${e.type === "IO" ? " or a content object's" : ""}`)}`
           : "Events: none"),
     );
     return { structured, text };
   },
 });
 
-async function filesOf(
+type EventRow = {
+  date: string;
+  type: string;
+  action: string;
+  user: string;
+  workflow?: string;
+  eventRef: string;
+  entityRef?: string;
+};
+
+/** One line per event: one integrity check over several of the asset's files is one line naming them all. */
+function eventLines(events: EventRow[]): string[] {
+  const byEvent = new Map<string, { row: EventRow; objects: string[] }>();
+  for (const v of events) {
+    const key = `${v.eventRef} ${v.action} ${v.entityRef ? "co" : "own"}`;
+    const seen = byEvent.get(key);
+    if (seen) {
+      if (v.entityRef) seen.objects.push(v.entityRef);
+    } else byEvent.set(key, { row: v, objects: v.entityRef ? [v.entityRef] : [] });
+  }
+  return [...byEvent.values()].map(
+    ({ row: v, objects }) =>
+      `- ${v.date} ${v.type} (${v.action}) by ${v.user}${v.workflow ? `, ${v.workflow}` : ""}${objects.length ? ` on content object${objects.length > 1 ? "s" : ""} ${objects.join(", ")}` : ""}, event ${v.eventRef}`,
+  );
+}
+
+type Note = (key: string, total: number, shown: number) => void;
+type ObjectList = Promise<{ objects: ContentObjectRef[]; total: number }>;
+
+/** "20,876 bytes (20 KB)": the exact count a person compares, with a readable size beside it. */
+function exactBytes(n: number): string {
+  const readable = formatBytes(n);
+  return n < 1024 ? readable : `${n.toLocaleString("en")} bytes (${readable})`;
+}
+
+/**
+ * The recent events of an entity, newest first. An asset's own history holds ingest and edits; what happens
+ * to its files (integrity checks, characterisation) is recorded on its content objects, so an asset's
+ * recent events are read from both and merged, each file event naming its content object.
+ */
+async function recentEvents(
   ctx: ToolContext,
   ref: string,
-  type: "IO" | "CO" | "SO",
-  note: (key: string, total: number, shown: number) => void,
+  type: EntityType,
+  objects: ObjectList | undefined,
+  note: Note,
 ) {
-  const { objects, total } =
-    type === "IO"
-      ? await contentObjectsOf(ctx, ref, MAX_FILES)
-      : { objects: [{ ref, representation: "" } as ContentObjectRef], total: 1 };
+  const histories: { ref: string; type: EntityType; own: boolean }[] = [{ ref, type, own: true }];
+  if (objects) {
+    const { objects: cos } = await objects;
+    for (const co of cos.slice(0, MAX_EVENT_OBJECTS)) histories.push({ ref: co.ref, type: "CO", own: false });
+  }
+  const windows = await mapLimit(histories, 3, (h) =>
+    windowOf(
+      (start, max) => ctx.entity.eventActions(h.ref, h.type, { start, max, signal: ctx.signal }),
+      0,
+      RECENT_EVENTS,
+      true,
+    ).then((w) => ({ ...w, h })),
+  );
+  const rows = windows.flatMap(({ items, h }) =>
+    items.map((a) => ({
+      date: a.date ?? a.event.date,
+      type: a.event.type,
+      action: a.commandType,
+      user: a.event.user,
+      ...(a.event.workflowName ? { workflow: a.event.workflowName } : {}),
+      eventRef: a.event.ref,
+      ...(h.own ? {} : { entityRef: h.ref }),
+    })),
+  );
+  rows.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+  const shown = rows.slice(0, RECENT_EVENTS);
+  note(
+    "events",
+    windows.reduce((n, w) => n + w.total, 0),
+    shown.length,
+  );
+  return shown;
+}
+
+async function filesOf(ctx: ToolContext, list: ObjectList, note: Note) {
+  const { objects, total } = await list;
   note("files", total, objects.length);
   // Content objects a couple at a time: each one is itself a few requests (generations, generation, files).
   return mapLimit(objects, 2, async (co: ContentObjectRef) => {

@@ -3,6 +3,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
+import { eventSpan, spanSentence } from "../support/event-span.js";
 import { toItem } from "../support/kinds.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
 import { itemLine, lines, pageNote, plural } from "../support/text.js";
@@ -51,6 +52,8 @@ export default defineTool({
     const { kept: entities, cut } = withinBudget(p.items.map(toItem));
     const paging = pageFacts(offset, entities.length, p.total, hash);
     const window = `${since}${until ? ` to ${until}` : " onwards"}`;
+    // "What changed last week" on a quiet repository: say when things did happen (its history's dates).
+    const span = p.total === 0 && offset === 0 ? await eventSpan(ctx) : undefined;
     const text = lines(
       p.total === 0
         ? `Nothing you may see changed from ${window}.`
@@ -58,6 +61,7 @@ export default defineTool({
       ...entities.map(itemLine),
       budgetNote(cut),
       pageNote(offset, entities.length, p.total, paging.nextCursor),
+      span && spanSentence(span),
     );
     return { structured: { since, ...(until ? { until } : {}), entities, ...paging }, text };
   },

@@ -5,16 +5,25 @@ import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
-import { loadEntity } from "../support/entities.js";
-import { spoken } from "../support/kinds.js";
+import { loadEntity, mapLimit, type Named, nameRefs } from "../support/entities.js";
+import { eventSpan, spanSentence } from "../support/event-span.js";
+import { contentObjectsOf } from "../support/files.js";
+import { type Item, KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { budgetNote, windowOf, withinBudget } from "../support/paging.js";
 import { clip, lines, pageNote, plural } from "../support/text.js";
-import { cursor, date, entityRef, limit, page, READ_ONLY, refParam } from "./params.js";
+import { cursor, date, entityRef, item, limit, page, READ_ONLY, refParam } from "./params.js";
 
 /** An entity's own history is filtered here (the service filters only repository-wide); up to this many. */
 const MAX_LOCAL_FILTER = 1000;
 /** Recent events read to learn how types and usernames are spelt, after a filtered search found none. */
 const SPELLING_SAMPLE = 200;
+/** Events of a page whose touched entities are named (one request each), and entities named per event. */
+const EVENTS_EXPLAINED = 20;
+const TOUCHED_PER_EVENT = 3;
+/** Distinct entities named by title on one page (one GET each; the rest by ref). */
+const MAX_NAMED = 40;
+/** An asset's content objects whose own histories are pointed to. */
+const MAX_OBJECTS_POINTED = 5;
 
 const input = z.object({
   ref: entityRef.optional().describe("Only this entity's events; find refs with `search` or `browse`"),
@@ -42,6 +51,9 @@ const output = z.object({
       workflow: z.string().optional(),
       action: z.string().optional(),
       entityRef: z.string().optional(),
+      /** What the event acted on, named (bounded), and how many more it touched. */
+      touched: z.array(item).optional(),
+      touchedMore: z.number().optional(),
     }),
   ),
   ...page,
@@ -114,6 +126,93 @@ function respell<F extends { types?: string[]; username?: string }>(
   };
 }
 
+/** Files' events (integrity checks, characterisation) are recorded on content objects: the text says which. */
+const FILE_EVENTS = new Set(["integritycheck", "characterise", "characterize", "migrate"]);
+
+/**
+ * Names (kind and title) of what the listed events acted on: for an event's own actions, each row's entity;
+ * for a list of events, the first few entities of each of the first events (one request per event). Bounded
+ * throughout; the rest are counted or left as refs.
+ */
+async function explain(ctx: ToolContext, rows: Row[], perEvent: boolean): Promise<Row[]> {
+  if (!perEvent) {
+    const refs = rows.map((r) => r.entityRef).filter((r): r is string => Boolean(r));
+    const names = await nameRefs(ctx, refs, ["IO", "SO", "CO"], MAX_NAMED);
+    return rows.map((r) => {
+      const n = r.entityRef ? names.get(r.entityRef) : undefined;
+      return n ? { ...r, touched: [asItem(n)] } : r;
+    });
+  }
+  const head = rows.slice(0, EVENTS_EXPLAINED);
+  const actions = await mapLimit(head, 4, (r) =>
+    ctx.entity
+      .eventActionsOfEvent(r.eventRef, { start: 0, max: TOUCHED_PER_EVENT, signal: ctx.signal })
+      .catch((err) => {
+        if (ctx.signal.aborted) throw err;
+        return undefined;
+      }),
+  );
+  // Files' events touch content objects: try that kind first, so each is one request.
+  const refsOf = (files: boolean) =>
+    head.flatMap((r, i) =>
+      FILE_EVENTS.has(r.type.toLowerCase()) === files
+        ? (actions[i]?.items ?? []).map((a) => a.entityRef ?? "").filter(Boolean)
+        : [],
+    );
+  const [fileNames, otherNames] = await Promise.all([
+    nameRefs(ctx, refsOf(true), ["CO", "IO", "SO"], MAX_NAMED),
+    nameRefs(ctx, refsOf(false), ["IO", "SO", "CO"], MAX_NAMED),
+  ]);
+  return rows.map((r, i) => {
+    const page = actions[i];
+    if (!page) return r;
+    const touched = page.items.map((a): Item => {
+      const ref = a.entityRef ?? "";
+      const n = fileNames.get(ref) ?? otherNames.get(ref);
+      return n ? asItem(n) : { ref, type: "asset", title: "" };
+    });
+    return {
+      ...r,
+      touched: touched.filter((t) => t.ref),
+      ...(page.total > page.items.length ? { touchedMore: page.total - page.items.length } : {}),
+    };
+  });
+}
+
+function asItem(n: Named): Item {
+  return { ref: n.ref, type: KIND_OF[n.type], title: n.title };
+}
+
+/** `asset "Title" ref` or the bare ref when it could not be named. */
+function touchedText(r: Row): string {
+  const named = (r.touched ?? []).map((t) =>
+    t.title ? `${spoken(TYPE_OF[t.type])} "${clip(t.title, 60)}" ${t.ref}` : t.ref,
+  );
+  if (named.length === 0) return "";
+  return `: ${named.join("; ")}${r.touchedMore ? `, and ${plural(r.touchedMore, "more entity", "more entities")}` : ""}`;
+}
+
+/**
+ * An asset's own history holds its ingest and edits; what happened to its files is on its content objects.
+ * Says which, with how many events each holds, so "when was this last checked" has a next step.
+ */
+async function fileHistories(ctx: ToolContext, assetRef: string): Promise<string> {
+  try {
+    const { objects, total } = await contentObjectsOf(ctx, assetRef, MAX_OBJECTS_POINTED);
+    if (objects.length === 0) return "";
+    const counts = await mapLimit(objects, 4, (o) =>
+      ctx.entity.eventActions(o.ref, "CO", { start: 0, max: 1, signal: ctx.signal }).then((p) => p.total),
+    );
+    const named = objects.map(
+      (o, i) => `${o.ref}${o.title ? ` "${clip(o.title, 60)}"` : ""} (${plural(counts[i] ?? 0, "event")})`,
+    );
+    return `Its files' events (integrity checks, characterisation) are recorded on its content objects: ${named.join(", ")}${total > objects.length ? `, and ${total - objects.length} more` : ""}; pass one as ref.`;
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return "";
+  }
+}
+
 export default defineTool({
   name: "list_events",
   title: "List events",
@@ -145,6 +244,10 @@ export default defineTool({
     let missHint = "";
     /** When the filter's spelling was corrected. */
     let spelling = "";
+    /** On a date-filtered miss: the dates that do hold events. */
+    let spanHint = "";
+    /** For an asset: where its files' events are. */
+    let filesHint = "";
     if (args.event) {
       const eventRef = args.event;
       if (filtered)
@@ -194,7 +297,14 @@ export default defineTool({
         total = kept.length;
         rows = kept.slice(offset, offset + args.limit);
         if (total === 0) missHint = spellingHint(mapped, "its events");
+        const dates = mapped.map((r) => r.date).sort();
+        if (total === 0 && (from || to) && dates.length)
+          spanHint = spanSentence(
+            { oldest: dates[0] ?? "", newest: dates.at(-1) ?? "", total: dates.length },
+            "Its events",
+          );
       }
+      if (e.type === "IO" && offset === 0) filesHint = await fileHistories(ctx, e.ref);
       head = `${plural(total, "event")}${filtered ? " matching" : ""} on ${what} ${e.ref}${partial}`;
     } else {
       const filter = {
@@ -228,17 +338,27 @@ export default defineTool({
         }
         if (w.total === 0) missHint = spellingHint(recent, "recent events");
       }
+      if (w.total === 0 && (from || to)) {
+        const span = await eventSpan(ctx);
+        if (span) spanHint = spanSentence(span);
+      }
       rows = w.items.map(fromEvent);
       total = w.total;
       head = `${plural(total, "event")}${filtered ? " matching" : ""} in the repository${spelling}`;
     }
 
+    // Name what the events touched: bare refs would cost the model one call per entity.
+    if (!args.ref) rows = await explain(ctx, rows, !args.event);
     const { kept, cut } = withinBudget(rows);
     rows = kept;
     const paging = pageFacts(offset, rows.length, total, hash);
     const eventLines = rows.map(
       (r) =>
-        `- ${r.date} ${r.type}${r.action ? ` (${r.action})` : ""} by ${r.user}${r.workflow ? `, ${r.workflow}` : ""}${r.entityRef ? ` on ${r.entityRef}` : ` event ${r.eventRef}`}`,
+        `- ${r.date} ${r.type}${r.action ? ` (${r.action})` : ""} by ${r.user}${r.workflow ? `, ${r.workflow}` : ""}${
+          r.entityRef
+            ? ` on ${r.touched?.[0]?.title ? `${spoken(TYPE_OF[r.touched[0].type])} "${clip(r.touched[0].title, 80)}" ` : ""}${r.entityRef}`
+            : ` event ${r.eventRef}${touchedText(r)}`
+        }`,
     );
     const text = lines(
       `${head}${rows.length ? (args.newestFirst ? ", newest first:" : ", oldest first:") : "."}`,
@@ -246,6 +366,8 @@ export default defineTool({
       budgetNote(cut),
       pageNote(offset, rows.length, total, paging.nextCursor),
       missHint,
+      spanHint,
+      filesHint,
     );
     return { structured: { events: rows, ...paging }, text };
   },

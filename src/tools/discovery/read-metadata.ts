@@ -114,7 +114,7 @@ export default defineTool({
       size: doc.document.length,
       uri: metadataUri(e.ref, f.mref),
     };
-    const head = `${base.schemaName} metadata (${schema}) of ${where} ${e.ref}, fragment ${f.mref}`;
+    const head = `${base.schemaName} metadata (${schema}) of ${where} ${e.ref}, fragment ${f.mref} (${base.size.toLocaleString("en")} characters)`;
 
     if (args.format === "xml") {
       const truncated = doc.document.length > MAX_XML_CHARS;

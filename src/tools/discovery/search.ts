@@ -4,7 +4,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
-import { loadEntity } from "../support/entities.js";
+import { loadEntity, nameRefs } from "../support/entities.js";
 import { checkFieldNames } from "../support/indexed-fields.js";
 import { KIND_OF, TYPE_OF } from "../support/kinds.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
@@ -21,6 +21,8 @@ const MAX_FACET_VALUES = 20;
 const MAX_VOCABULARY = 50;
 /** Values of such a field listed in the no-match answer. */
 const MAX_HINT_VALUES = 15;
+/** Parents of a page's hits named by title in the text (the rest by ref). */
+const MAX_PARENTS_NAMED = 10;
 
 const fieldName = z.string().trim().min(1).max(100);
 
@@ -40,7 +42,9 @@ const input = z.object({
   fields: z
     .array(
       z.object({
-        field: fieldName.describe("Indexed field, e.g. oai_dc.subject, oai_dc.creator, xip.identifier"),
+        field: fieldName.describe(
+          "Indexed field, e.g. oai_dc.subject, oai_dc.creator, xip.identifier, xip.format_group (files: Image, Text…)",
+        ),
         values: z.array(z.string().max(200)).min(1).max(20).describe("Whole values; % is a wildcard"),
         exclude: z.boolean().optional().describe("true: leave these values out"),
       }),
@@ -118,6 +122,47 @@ async function vocabularyHint(
     return `${name} holds these values: ${shown.join(", ")}${more}.`;
   } catch (err) {
     ctx.log.debug({ err: (err as Error)?.message, field: name }, "vocabulary hint failed");
+    return undefined;
+  }
+}
+
+/** After a miss below a folder: how many the same search finds in the whole repository (one tiny query). */
+async function elsewhereCount(
+  ctx: ToolContext,
+  query: { text: string; filters: FieldFilter[] },
+): Promise<number | undefined> {
+  try {
+    const r = await ctx.content.search({
+      text: query.text,
+      filters: query.filters,
+      max: 1,
+      signal: ctx.signal,
+    });
+    return r.totalHits;
+  } catch (err) {
+    ctx.log.debug({ err: (err as Error)?.message }, "search elsewhere count failed");
+    return undefined;
+  }
+}
+
+/** After a created-date miss: the dates items were added between (newest and oldest, one tiny query each). */
+async function createdRangeHint(ctx: ToolContext): Promise<string | undefined> {
+  try {
+    const edge = (descending: boolean) =>
+      ctx.content.search({
+        text: "",
+        sort: [{ field: "xip.created", descending }],
+        metadata: ["xip.created"],
+        max: 1,
+        signal: ctx.signal,
+      });
+    const [oldest, newest] = await Promise.all([edge(false), edge(true)]);
+    const date = (r: Awaited<ReturnType<typeof edge>>) => first(r.rows[0]?.["xip.created"]);
+    const a = date(oldest);
+    const b = date(newest);
+    return a && b ? `Items you may see were added between ${a} and ${b}.` : undefined;
+  } catch (err) {
+    ctx.log.debug({ err: (err as Error)?.message }, "created range hint failed");
     return undefined;
   }
 }
@@ -207,24 +252,44 @@ export default defineTool({
     // A phrase query brings its own quotes: do not double them.
     const what = said ? (said.includes('"') ? ` for ${said}` : ` for "${said}"`) : "";
     const where = folder ? ` below folder "${clip(folder.title, 80)}"` : "";
+    const elsewhere = result.totalHits === 0 && folder ? await elsewhereCount(ctx, query) : undefined;
+    // The subtree walk covers every level below (content objects too, when asked for by type), so after a
+    // miss below a folder the useful advice is whether widening the scope finds anything, not rewording.
+    const scopeHint =
+      elsewhere === undefined
+        ? undefined
+        : `The folder's whole subtree was searched${args.type ? "" : " (folders and assets; type content_object for files)"}; ${
+            elsewhere > 0
+              ? `the same search finds ${plural(elsewhere, "match", "matches")} elsewhere in the repository: search again without \`within\`.`
+              : "the same search finds nothing elsewhere either."
+          }`;
     const hints =
       result.totalHits === 0
         ? [
             await vocabularyHint(ctx, args.fields ?? [], canonical, (n) => known.get(n)?.facetable === true),
             (from || to) &&
               `createdFrom/createdTo are when items were added to the repository; for the record's own date filter fields [{field: "oai_dc.date", values: ["1851%"]}].`,
+            (from || to) && (await createdRangeHint(ctx)),
           ]
         : [];
     const head =
       result.totalHits === 0
         ? lines(
-            `No matches${what}${where}. Try fewer or shorter words (prefix%), or fewer filters.`,
+            elsewhere
+              ? `No matches${what}${where}.`
+              : `No matches${what}${where}. Try fewer or shorter words (prefix%), or fewer filters.`,
+            scopeHint,
             ...hints,
           )
         : `${plural(result.totalHits, "match", "matches")}${what}${where}:`;
+    // Where each hit sits, by title: a person places a hit by its folder, not by a ref.
+    const parentRefs = hits.map((h) => h.parentRef).filter((r): r is string => Boolean(r));
+    const parents = parentRefs.length
+      ? await nameRefs(ctx, parentRefs, ["SO", "IO"], MAX_PARENTS_NAMED)
+      : new Map();
     const hitLines = hits.map((h) =>
       lines(
-        itemLine(h),
+        `${itemLine(h)}${h.parentRef ? `, in ${parents.has(h.parentRef) ? `"${clip(parents.get(h.parentRef)?.title ?? "", 60)}" ` : ""}${h.parentRef}` : ""}`,
         ...Object.entries(h.fields ?? {}).map(
           ([k, v]) => `    ${k}: ${clip(Array.isArray(v) ? v.join("; ") : v, 200)}`,
         ),

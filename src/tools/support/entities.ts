@@ -93,6 +93,42 @@ export async function ancestors(
   return { crumbs: crumbs.reverse(), complete: true };
 }
 
+export interface Named {
+  ref: string;
+  type: EntityType;
+  title: string;
+}
+
+/**
+ * Titles and kinds of entities known by ref only (an event action's entity, a search hit's parent), one
+ * GET each, a few at a time, at most `max` of them; the kinds in `tryTypes` are tried in order, since a bare
+ * ref does not say what it names. An entity the caller may not read, or that is gone, is left out: the
+ * answer then names it by ref only, as it does after any other failure here.
+ */
+export async function nameRefs(
+  ctx: ToolContext,
+  refs: readonly string[],
+  tryTypes: readonly EntityType[],
+  max: number,
+): Promise<Map<string, Named>> {
+  const wanted = [...new Set(refs)].slice(0, max);
+  const named = await mapLimit(wanted, 4, async (ref): Promise<Named | undefined> => {
+    for (const type of tryTypes) {
+      try {
+        const e = await ctx.entity.get(ref, type, ctx.signal);
+        return { ref, type: e.type, title: e.title };
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        // Names are an extra: any other failure only loses this one (a cancelled call still ends).
+        if (ctx.signal.aborted) throw err;
+        return undefined;
+      }
+    }
+    return undefined;
+  });
+  return new Map(named.filter((n): n is Named => n !== undefined).map((n) => [n.ref, n]));
+}
+
 /** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
 export async function mapLimit<T, R>(
   items: readonly T[],

@@ -46,6 +46,10 @@ export function looksLikePdf(filename: string, formats: readonly FileFormat[]): 
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
+// Nothing the library prints may leave this thread (on stdio the parent's stdout is the MCP channel), and
+// piping the output to the parent instead would keep the parent's process alive while the worker lives.
+for (const k of ["log", "info", "warn", "error", "debug", "trace"]) console[k] = () => {};
+process.stdout.write = process.stderr.write = () => true;
 const unpdf = require(workerData.library);
 parentPort.on("message", async ({ bytes, maxChars }) => {
   let pdf;
@@ -81,15 +85,12 @@ let idle: NodeJS.Timeout | undefined;
 function startWorker(): Worker {
   const w = new Worker(WORKER_SOURCE, {
     eval: true,
+    // Not the parent's flags: `--input-type=module` would make this CommonJS source fail to load.
+    execArgv: [],
     workerData: { library: createRequire(import.meta.url).resolve("unpdf") },
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    // stdout is the MCP channel on stdio: the worker's output never reaches it.
-    stdout: true,
-    stderr: true,
   });
   w.unref();
-  w.stdout.resume();
-  w.stderr.resume();
   w.once("exit", () => {
     if (worker === w) worker = undefined;
   });

@@ -1,3 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isPdfFile, PDF_MAX_BYTES, pdfText } from "../../../repository/search/pdf-text.js";
 import { pdfWithPages, tenPagePdf } from "./pdf-fixture.js";
@@ -36,6 +41,27 @@ describe("pdfText", () => {
     const slow = pdfWithPages(Array.from({ length: 10_000 }, (_, i) => [`page ${i}`]));
     expect(await pdfText(slow, { maxChars: 1 << 20, timeoutMs: 1 })).toBe("");
     expect(await pdfText(pdfWithPages([["afterwards"]]), { maxChars: 100 })).toMatch(/afterwards/);
+  });
+
+  it("lets a process that read a PDF exit at once (the idle worker holds nothing open)", () => {
+    // A short-lived process (the tour, a CLI run) used to wait out the worker's 30-second idle time.
+    // The built module (npm test builds first), as the CLI runs it.
+    const built = fileURLToPath(new URL("../../../dist/repository/search/pdf-text.js", import.meta.url));
+    const script = `
+      import { pdfText } from ${JSON.stringify(pathToFileURL(built).href)};
+      const bytes = new Uint8Array(Buffer.from(${JSON.stringify(pdfWithPages([["quick exit"]]).toString("base64"))}, "base64"));
+      const text = await pdfText(bytes, { maxChars: 100 });
+      if (!text.includes("quick exit")) { console.error(JSON.stringify(text)); process.exit(3); }`;
+    const started = Date.now();
+    const file = join(mkdtempSync(join(tmpdir(), "pdf-exit-")), "read-one.mjs");
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, [file], {
+      timeout: 20_000,
+      encoding: "utf8",
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toBe("");
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("recognises PDFs by media type or extension", () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addIdentifier, insertEntity } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
+import { ancestorsOf, assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
   entity: {
@@ -30,7 +30,16 @@ interface Answer {
       uri: string;
     }[];
   }[];
-  events?: { date: string; type: string; action: string; user: string; eventRef: string }[];
+  events?: {
+    date: string;
+    type: string;
+    action: string;
+    user: string;
+    eventRef: string;
+    entityRef?: string;
+  }[];
+  breadcrumbs: { ref: string; title: string }[];
+  breadcrumbsComplete?: boolean;
   omitted?: Record<string, number>;
 }
 
@@ -71,7 +80,9 @@ describe("get_entity", () => {
     const co = DEMO.entities.find((e) => e.type === "CO" && e.parentRef === DEMO.refs.textAsset);
     const a = await mcp.call<Answer>("get_entity", { ref: co?.ref, type: "content_object" });
     expect(a.entity).toMatchObject({ type: "content_object", parentRef: DEMO.refs.textAsset });
-    expect(textOf(await mcp.raw("get_entity", { ref: co?.ref }))).toMatch(`in asset ${DEMO.refs.textAsset}`);
+    expect(textOf(await mcp.raw("get_entity", { ref: co?.ref }))).toContain(
+      `in asset "${entity(DEMO.refs.textAsset).title}" ${DEMO.refs.textAsset}`,
+    );
   });
 
   it("lists files with formats, sizes and fixities that match the seed's bytes", async () => {
@@ -135,8 +146,46 @@ describe("get_entity", () => {
     expect(events.length).toBeGreaterThanOrEqual(2);
     const dates = events.map((e) => e.date);
     expect([...dates].sort().reverse()).toEqual(dates);
-    expect(events[0]?.action).toBe("AddLink");
-    expect(events.at(-1)).toMatchObject({ type: "Ingest", action: "command_create" });
+    const own = events.filter((v) => v.entityRef === undefined);
+    expect(own[0]?.action).toBe("AddLink");
+    expect(own.at(-1)).toMatchObject({ type: "Ingest", action: "command_create" });
+  });
+
+  it("includes its files' integrity checks in an asset's recent events, naming the content object", async () => {
+    const ref = DEMO.refs.mapNorthQuay1856;
+    const cos = DEMO.entities.filter((e) => e.type === "CO" && e.parentRef === ref).map((e) => e.ref);
+    const res = await mcp.raw("get_entity", { ref, include: ["events"] });
+    const a = res.structuredContent as unknown as Answer;
+    const checks = (a.events ?? []).filter((v) => v.type === "IntegrityCheck");
+    expect(checks.length).toBeGreaterThan(0);
+    expect(checks.every((v) => v.entityRef && cos.includes(v.entityRef))).toBe(true);
+    expect(textOf(res)).toMatch(
+      new RegExp(
+        `IntegrityCheck \\(command_integrity_check\\) by \\w+, Scheduled integrity check on content objects? (${cos.join("|")})(, [0-9a-f-]{36})*, event `,
+      ),
+    );
+  });
+
+  it("gives the path from the top: titles and refs of what is above, in text and structured", async () => {
+    const ref = DEMO.refs.textAsset;
+    const above = ancestorsOf(ref);
+    expect(above.length).toBeGreaterThan(1);
+    const res = await mcp.raw("get_entity", { ref });
+    const a = res.structuredContent as unknown as Answer;
+    expect(a.breadcrumbs).toEqual(above);
+    expect(a.breadcrumbsComplete).toBeUndefined();
+    const path = [...above, entity(ref)].map((c) => `/${c.title}`).join("");
+    expect(textOf(res)).toContain(`Path: ${path} (above: ${above.map((c) => c.ref).join(" > ")})`);
+    expect(textOf(res)).toContain(`in folder "${above.at(-1)?.title}" ${entity(ref).parentRef}`);
+    // A top-level folder has no path above it.
+    const top = await mcp.raw("get_entity", { ref: above[0]?.ref });
+    expect((top.structuredContent as unknown as Answer).breadcrumbs).toEqual([]);
+    expect(textOf(top)).toMatch(/; top level/);
+    expect(textOf(top)).not.toMatch(/^Path:/m);
+    // A caller that lists only other parts skips the walk up (one request per level).
+    const bare = await mcp.raw("get_entity", { ref, include: ["identifiers"] });
+    expect(bare.structuredContent).not.toHaveProperty("breadcrumbs");
+    expect(textOf(bare)).toContain(`; in folder ${entity(ref).parentRef}`);
   });
 
   it("caps long lists and says how many were left out", async () => {

@@ -79,10 +79,27 @@ describe("list_changes", () => {
     expect(later.entities.map((e) => e.ref)).not.toContain(DEMO.refs.mapNorthQuay1856);
   });
 
+  it("after an empty window, says the dates the repository's history does span", async () => {
+    // The demo's newest event is 2026-01-15: "what changed last week" must not end at "nothing".
+    type Events = { events: { date: string }[]; total: number };
+    const newest = await mcp.call<Events>("list_events", { limit: 1 });
+    const oldest = await mcp.call<Events>("list_events", { limit: 1, newestFirst: false });
+    expect(newest.total).toBe(DEMO.counts.events);
+    const res = await mcp.raw("list_changes", { since: "2099-01-01" });
+    expect(textOf(res)).toContain(
+      `Events you may see run from ${oldest.events[0]?.date} to ${newest.events[0]?.date} (${DEMO.counts.events} in all); ask about a window inside that.`,
+    );
+    // A window that holds changes says nothing of the kind.
+    const some = await mcp.raw("list_changes", { since: "2025-01" });
+    expect(textOf(some)).not.toMatch(/Events you may see run from/);
+  });
+
   it("says plainly when nothing changed, and explains bad dates", async () => {
     const res = await mcp.raw("list_changes", { since: "2099-01-01" });
     expect(res.structuredContent).toMatchObject({ entities: [], total: 0, hasMore: false });
-    expect(textOf(res)).toBe("Nothing you may see changed from 2099-01-01T00:00:00.000Z onwards.");
+    expect(textOf(res).split("\n")[0]).toBe(
+      "Nothing you may see changed from 2099-01-01T00:00:00.000Z onwards.",
+    );
     const bad = await mcp.raw("list_changes", { since: "yesterday" });
     expect(textOf(bad)).toMatch(/since "yesterday" is not a date/);
     // "What changed last month?": the answer gives today's date, so the model can work out the window.

@@ -10,6 +10,13 @@ interface Row {
   workflow?: string;
   action?: string;
   entityRef?: string;
+  touched?: Touched[];
+  touchedMore?: number;
+}
+interface Touched {
+  ref: string;
+  type: string;
+  title: string;
 }
 interface Answer {
   events: Row[];
@@ -145,6 +152,65 @@ describe("list_events", () => {
     expect(total).toBe(rows.length);
     expect(rows.every((r) => r.eventRef === link?.eventRef && r.entityRef && entity(r.entityRef))).toBe(true);
     expect(rows.map((r) => r.entityRef)).toContain(DEMO.refs.mapNorthQuay1856);
+  });
+
+  it("names what each event touched, by kind and title, bounded with a count of the rest", async () => {
+    const res = await mcp.raw("list_events", { types: ["Modified"], limit: 5 });
+    const a = res.structuredContent as unknown as Answer;
+    for (const ev of a.events) {
+      const acted = await everyEvent(mcp, { event: ev.eventRef, limit: 100 });
+      const touched = ev.touched ?? [];
+      expect(touched.length).toBe(Math.min(3, acted.total));
+      expect(ev.touchedMore ?? 0).toBe(acted.total - touched.length);
+      for (const t of touched) {
+        const e = entity(t.ref);
+        expect(t).toEqual({
+          ref: e.ref,
+          type: { SO: "folder", IO: "asset", CO: "content_object" }[e.type],
+          title: e.title,
+        });
+        expect(textOf(res)).toContain(`"${e.title}" ${e.ref}`);
+      }
+      if (ev.touchedMore) expect(textOf(res)).toMatch(new RegExp(`and ${ev.touchedMore} more entit`));
+    }
+    // One event's own actions: each entity named in the row and the text.
+    const link = a.events.find((e) => e.touched?.some((t) => t.ref === DEMO.refs.mapNorthQuay1856));
+    const actions = await mcp.raw("list_events", { event: link?.eventRef, limit: 100 });
+    const rows = (actions.structuredContent as unknown as Answer).events;
+    expect(rows.every((r) => r.touched?.[0]?.ref === r.entityRef && r.touched?.[0]?.title)).toBe(true);
+    expect(textOf(actions)).toContain(
+      `on asset "${entity(DEMO.refs.mapNorthQuay1856).title}" ${DEMO.refs.mapNorthQuay1856}`,
+    );
+  });
+
+  it("points from an asset's history to its files' integrity checks", async () => {
+    const ref = DEMO.refs.mapNorthQuay1856;
+    const res = await mcp.raw("list_events", { ref, types: ["IntegrityCheck"] });
+    expect(res.structuredContent).toMatchObject({ total: 0 });
+    const cos = DEMO.entities.filter((e) => e.type === "CO" && e.parentRef === ref);
+    expect(cos.length).toBeGreaterThan(0);
+    const hint = textOf(res).match(
+      /Its files' events \(integrity checks, characterisation\) are recorded on its content objects: (.*); pass one as ref\./,
+    );
+    expect(hint, textOf(res)).not.toBeNull();
+    for (const co of cos) expect(hint?.[1]).toContain(co.ref);
+    // And following the pointer finds them.
+    const checks = await mcp.call<Answer>("list_events", { ref: cos[0]?.ref, types: ["IntegrityCheck"] });
+    expect(checks.total).toBeGreaterThan(0);
+  });
+
+  it("after a date range with no events, says the dates that do hold events", async () => {
+    const dates = all.map((e) => e.date);
+    const res = await mcp.raw("list_events", { from: "2099-01" });
+    expect(res.structuredContent).toMatchObject({ events: [], total: 0 });
+    expect(textOf(res)).toContain(
+      `Events you may see run from ${dates.at(-1)} to ${dates[0]} (${all.length} in all); ask about a window inside that.`,
+    );
+    const ref = DEMO.refs.mapNorthQuay1856;
+    const own = await mcp.raw("list_events", { ref, to: "2001" });
+    expect(textOf(own)).toMatch(/Its events you may see run from 2\d{3}-.* to 2\d{3}-.* \(2 in all\)/);
+    // A range that holds events says nothing of the kind.
+    expect(textOf(await mcp.raw("list_events", { from: "2025" }))).not.toMatch(/you may see run from/);
   });
 
   it("hides from a reader the events that touched only what they may not see", async () => {

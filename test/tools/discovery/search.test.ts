@@ -218,6 +218,63 @@ describe("search", () => {
     expect(byRecordDate.total).toBeGreaterThan(0);
   });
 
+  it("after a miss below a folder, says whether the same search finds anything elsewhere", async () => {
+    const journals = DEMO.entities.filter((e) => /journal/i.test(e.title) && e.type !== "CO");
+    expect(journals.length).toBeGreaterThan(0);
+    const res = await mcp.raw("search", { query: "journal", within: DEMO.refs.photographs });
+    expect(res.structuredContent).toMatchObject({ total: 0 });
+    const everywhere = await mcp.call<Answer>("search", { query: "journal", limit: 1 });
+    expect(textOf(res)).toContain(
+      `the same search finds ${everywhere.total} ${everywhere.total === 1 ? "match" : "matches"} elsewhere in the repository: search again without \`within\`.`,
+    );
+    // Rewording is not the advice then: the words were fine, the folder was not.
+    expect(textOf(res)).not.toMatch(/Try fewer or shorter words/);
+    const nowhere = await mcp.raw("search", { query: "zzqqxx", within: DEMO.refs.photographs });
+    expect(textOf(nowhere)).toMatch(
+      /Try fewer or shorter words.*\n.*whole subtree was searched.*finds nothing elsewhere either\./,
+    );
+  });
+
+  it("tells the model of xip.format_group where field filters are described, and the filter works", async () => {
+    const { tools } = await mcp.client.listTools();
+    const schema = JSON.stringify(tools.find((t) => t.name === "search")?.inputSchema);
+    expect(schema).toMatch(/xip\.format_group \(files: Image, Text…\)/);
+    const images = await mcp.call<Answer>("search", {
+      fields: [{ field: "xip.format_group", values: ["Image"] }],
+    });
+    expect(images.total).toBeGreaterThan(0);
+  });
+
+  it("finds content objects below a folder when asked for by type", async () => {
+    const folder = DEMO.refs.photographs;
+    const below = new Set(descendantsOf(folder).map((e) => e.ref));
+    const cos = DEMO.entities.filter((e) => e.type === "CO" && e.parentRef && below.has(e.parentRef));
+    expect(cos.length).toBeGreaterThan(0);
+    const { hits, total } = await everyHit(mcp, { within: folder, type: "content_object", limit: 100 });
+    expect(total).toBe(cos.length);
+    expect(hits.map((h) => h.ref).sort()).toEqual(cos.map((c) => c.ref).sort());
+  });
+
+  it("names each hit's folder by title in the text", async () => {
+    const res = await mcp.raw("search", { query: "harbour", type: "asset", limit: 5 });
+    const a = res.structuredContent as unknown as Answer;
+    for (const h of a.hits) {
+      const parent = entity(h.parentRef as string);
+      expect(textOf(res)).toContain(`${h.ref}, in "${parent.title}" ${parent.ref}`);
+    }
+  });
+
+  it("after a created-date miss, says when items were added", async () => {
+    const created = DEMO.entities
+      .filter((e) => e.type !== "CO")
+      .map((e) => e.created)
+      .sort();
+    const res = await mcp.raw("search", { createdFrom: "2099" });
+    expect(textOf(res)).toContain(
+      `Items you may see were added between ${created[0]} and ${created.at(-1)}.`,
+    );
+  });
+
   it("keeps a default answer compact", async () => {
     const res = await mcp.raw("search", { query: "harbour", facets: ["oai_dc.subject"] });
     expect(textOf(res).length).toBeLessThan(6000);
