@@ -2,24 +2,66 @@
 
 /** The one entry point: `preservation-mcp [--http ...] | repository ... | tour`. */
 
+import { readFileSync } from "node:fs";
+
+/** MCP server options: shared by the server and `tour` (each also an environment variable). */
+const MCP_OPTIONS = `MCP server options (each also an environment variable; see the README):
+  --url URL              repository service (PRESERVATION_URL); omitted: the embedded demo service
+  --username NAME        (PRESERVATION_USERNAME); the password only by PRESERVATION_PASSWORD, never a flag
+  --tenant NAME          (PRESERVATION_TENANT)
+  --read-only            no write tools at all (PRESERVATION_READ_ONLY)
+  --toolsets LIST        comma list: default, all, or toolset names (PRESERVATION_TOOLSETS)
+  --log-level LEVEL      fatal|error|warn|info|debug|trace|silent (PRESERVATION_LOG_LEVEL); logs go to stderr
+  --data-dir DIR         embedded service data (PRESERVATION_DATA_DIR)
+  --download-dir DIR     folder where download_file and export save files; unset: no downloads
+                         (PRESERVATION_DOWNLOAD_DIR)
+  --ingest-roots DIRS    folders the ingest tools may read, separated by the path delimiter (: or ;);
+                         unset: no local ingest (PRESERVATION_INGEST_ROOTS)
+  --audit-log FILE       append every write and refused write as a JSON line (PRESERVATION_AUDIT_LOG)
+  --tool-timeout-secs N  overall deadline of one tool call, default 45 (PRESERVATION_TOOL_TIMEOUT_SECS)
+  -- DIR...              after all options: more ingest folders, one argument each (as MCP Bundle hosts pass them)
+
+Environment only:
+  PRESERVATION_PASSWORD          password of PRESERVATION_USERNAME
+  PRESERVATION_MAX_SESSION_MINS  the service's session lifetime in minutes, default 480
+  PRESERVATION_HTTP_TOKEN        bearer token HTTP clients must send (required with a non-loopback --host)
+  PRESERVATION_CONFIRM_KEY       key sealing confirmation tokens, shared by servers behind one URL
+
+Booleans accept true/false, 1/0, yes/no, on/off. An empty variable counts as unset.`;
+
 const usage = (
   repositoryUsage: string,
-) => `Usage: preservation-mcp [options]            MCP server over stdio (the default)
-       preservation-mcp --http [--host H] [--port P]   MCP over Streamable HTTP at /mcp
-       preservation-mcp repository [options]            the local repository service alone
-       preservation-mcp tour [options]                  a scripted demonstration conversation (no account needed)
+) => `Usage: preservation-mcp [options]                 MCP server over stdio (the default)
+       preservation-mcp --http [--host H] [--port P] [options]
+                                                  MCP over Streamable HTTP at /mcp (default 127.0.0.1:3000)
+       preservation-mcp repository [options]      the local repository service alone
+       preservation-mcp tour [options]            a scripted demonstration conversation (no account needed)
+       preservation-mcp --version | --help        this program's version, or this text
 
-MCP server options (each also an environment variable; see the README):
-  --url URL            repository service (PRESERVATION_URL); omitted: the embedded demo service
-  --username NAME      (PRESERVATION_USERNAME); the password only by PRESERVATION_PASSWORD
-  --tenant NAME        (PRESERVATION_TENANT)
-  --read-only          no write tools at all (PRESERVATION_READ_ONLY)
-  --toolsets LIST      comma list: default, all, or toolset names (PRESERVATION_TOOLSETS)
-  --log-level LEVEL    fatal|error|warn|info|debug|trace|silent (PRESERVATION_LOG_LEVEL); logs go to stderr
-  --data-dir DIR       embedded service data (PRESERVATION_DATA_DIR)
-  --tool-timeout-secs N  overall deadline of one tool call, default 45 (PRESERVATION_TOOL_TIMEOUT_SECS)
+HTTP options:
+  --http                 serve MCP over Streamable HTTP instead of stdio
+  --host HOST            address to bind, default 127.0.0.1 (elsewhere PRESERVATION_HTTP_TOKEN is required)
+  --port PORT            port, default 3000; 0 picks a free one
+
+${MCP_OPTIONS}
 
 ${repositoryUsage}`;
+
+const TOUR_USAGE = `Usage: preservation-mcp tour [options]
+
+Runs a short scripted conversation between a real MCP client and this server, printed as it happens: against
+the embedded demo repository, or the service PRESERVATION_URL names. Takes the MCP server options.
+
+${MCP_OPTIONS}
+`;
+
+/** The package's version, from the package.json two levels above this file (dist/src/cli.js). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  return String(pkg.version);
+}
+
+const wantsHelp = (args: string[]) => args.includes("--help") || args.includes("-h");
 
 /** A mistake on the command line (exit code 2), as repository/main.ts's UsageError is. */
 class UsageError extends Error {
@@ -35,14 +77,24 @@ async function main(argv: string[]): Promise<number> {
       await (await import("../repository/main.js")).runRepository(rest);
       return 0;
     case "tour":
+      if (wantsHelp(rest)) {
+        process.stdout.write(TOUR_USAGE);
+        return 0;
+      }
       // Loaded only here: the tour's MCP client costs every other start ~30 ms of module loading.
       return (await import("./tour.js")).runTour(rest);
+    case "-v":
+    case "--version":
+    case "version":
+      process.stdout.write(`${version()}\n`);
+      return 0;
     case "-h":
     case "--help":
     case "help":
       process.stdout.write(usage((await import("../repository/main.js")).REPOSITORY_USAGE));
       return 0;
     default:
+      if (wantsHelp(argv)) return main(["--help"]);
       if (command !== undefined && !command.startsWith("-")) {
         throw new UsageError(`unknown command "${command}"; see preservation-mcp --help`);
       }

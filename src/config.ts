@@ -9,17 +9,57 @@ import { LOG_LEVELS, type LogLevel } from "./log.js";
  * The README's configuration table lists exactly these (keep them in step).
  */
 
-const booleanText = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .refine((s) => ["true", "false", "1", "0", "yes", "no", ""].includes(s), "must be true or false")
-  .transform((s) => s === "true" || s === "1" || s === "yes");
+/**
+ * What each variable must be, in plain words. Every configuration error says this (zod's own wording, such as
+ * "Invalid input: expected number, received NaN", never reaches a person); the README's table agrees.
+ */
+export const MUST_BE: Record<string, string> = {
+  PRESERVATION_URL: "must be an http(s) URL such as https://eu.preservica.com",
+  PRESERVATION_USERNAME: "must be a user name of the repository service",
+  PRESERVATION_PASSWORD: "must be the password of PRESERVATION_USERNAME",
+  PRESERVATION_TENANT: "must be a tenant name",
+  PRESERVATION_READ_ONLY: "must be true or false (also 1/0, yes/no, on/off)",
+  PRESERVATION_TOOLSETS: "must be a comma list of toolset names, default or all",
+  PRESERVATION_LOG_LEVEL: `must be one of ${LOG_LEVELS.join(", ")}`,
+  PRESERVATION_DATA_DIR: "must be a folder for the embedded service's data",
+  PRESERVATION_DOWNLOAD_DIR: "must be an absolute path to a folder for downloaded files",
+  PRESERVATION_MAX_SESSION_MINS: "must be a whole number of minutes, at least 1",
+  PRESERVATION_TOOL_TIMEOUT_SECS: "must be a number of seconds between 1 and 600",
+  PRESERVATION_HTTP_TOKEN: "must be at least 16 characters",
+  PRESERVATION_INGEST_ROOTS: `must be absolute folder paths separated by "${delimiter}"`,
+  PRESERVATION_CONFIRM_KEY: "must be at least 32 characters (e.g. `openssl rand -hex 32`)",
+  PRESERVATION_AUDIT_LOG: "must be an absolute path to a file (JSON lines are appended)",
+};
+
+/** The spellings every boolean variable accepts, whatever the variable (any case, surrounding spaces ignored). */
+export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
+export const FALSE_WORDS = ["false", "0", "no", "off"] as const;
+
+/** Parses a boolean variable's text; undefined when it is none of the accepted spellings. */
+export function parseBoolean(text: string): boolean | undefined {
+  const s = text.trim().toLowerCase();
+  if ((TRUE_WORDS as readonly string[]).includes(s)) return true;
+  if ((FALSE_WORDS as readonly string[]).includes(s)) return false;
+  return undefined;
+}
+
+const booleanText = (name: string) =>
+  z
+    .string()
+    .refine((s) => parseBoolean(s) !== undefined, MUST_BE[name])
+    .transform((s) => parseBoolean(s) === true);
+
+/** A number variable: every failure (not a number, out of range) says the same plain sentence. */
+const numberText = (name: string, check: (n: number) => boolean) =>
+  z
+    .string()
+    .refine((s) => s.trim() !== "" && Number.isFinite(Number(s)) && check(Number(s)), MUST_BE[name])
+    .transform(Number);
 
 export const ConfigSchema = z
   .object({
     PRESERVATION_URL: z
-      .url({ protocol: /^https?$/, message: "must be an http(s) URL such as https://eu.preservica.com" })
+      .url({ protocol: /^https?$/, message: MUST_BE.PRESERVATION_URL })
       .refine(
         (u) => !/^[a-z]+:\/\/[^/?#]*@/i.test(u),
         "must not contain a user name or password: use PRESERVATION_USERNAME and PRESERVATION_PASSWORD",
@@ -29,7 +69,7 @@ export const ConfigSchema = z
     PRESERVATION_USERNAME: z.string().min(1).optional(),
     PRESERVATION_PASSWORD: z.string().min(1).optional(),
     PRESERVATION_TENANT: z.string().min(1).optional(),
-    PRESERVATION_READ_ONLY: booleanText.default(false),
+    PRESERVATION_READ_ONLY: booleanText("PRESERVATION_READ_ONLY").default(false),
     PRESERVATION_TOOLSETS: z
       .string()
       .default("default")
@@ -40,20 +80,24 @@ export const ConfigSchema = z
           .filter(Boolean),
       ),
     PRESERVATION_LOG_LEVEL: z
-      .enum(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(", ")}` })
+      .string()
+      .transform((s) => s.trim().toLowerCase())
+      .pipe(z.enum(LOG_LEVELS, { message: MUST_BE.PRESERVATION_LOG_LEVEL }))
       .default("info"),
     PRESERVATION_DATA_DIR: z.string().min(1).optional(),
     PRESERVATION_DOWNLOAD_DIR: z
       .string()
-      .refine((p) => isAbsolute(p), "must be an absolute path to a folder for downloaded files")
+      .refine((p) => isAbsolute(p), MUST_BE.PRESERVATION_DOWNLOAD_DIR)
       .optional(),
-    PRESERVATION_MAX_SESSION_MINS: z.coerce.number().int().positive().default(480),
-    PRESERVATION_TOOL_TIMEOUT_SECS: z.coerce
-      .number({ message: "must be a number of seconds between 1 and 600" })
-      .min(1, "must be a number of seconds between 1 and 600")
-      .max(600, "must be a number of seconds between 1 and 600")
-      .default(45),
-    PRESERVATION_HTTP_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    PRESERVATION_MAX_SESSION_MINS: numberText(
+      "PRESERVATION_MAX_SESSION_MINS",
+      (n) => Number.isInteger(n) && n >= 1,
+    ).default(480),
+    PRESERVATION_TOOL_TIMEOUT_SECS: numberText(
+      "PRESERVATION_TOOL_TIMEOUT_SECS",
+      (n) => n >= 1 && n <= 600,
+    ).default(45),
+    PRESERVATION_HTTP_TOKEN: z.string().min(16, MUST_BE.PRESERVATION_HTTP_TOKEN).optional(),
     PRESERVATION_INGEST_ROOTS: z
       .string()
       .transform((s) =>
@@ -62,18 +106,12 @@ export const ConfigSchema = z
           .map((p) => p.trim())
           .filter(Boolean),
       )
-      .refine(
-        (roots) => roots.every((p) => isAbsolute(p)),
-        `must be absolute folder paths separated by "${delimiter}"`,
-      )
+      .refine((roots) => roots.every((p) => isAbsolute(p)), MUST_BE.PRESERVATION_INGEST_ROOTS)
       .optional(),
-    PRESERVATION_CONFIRM_KEY: z
-      .string()
-      .min(32, "must be at least 32 characters (e.g. `openssl rand -hex 32`)")
-      .optional(),
+    PRESERVATION_CONFIRM_KEY: z.string().min(32, MUST_BE.PRESERVATION_CONFIRM_KEY).optional(),
     PRESERVATION_AUDIT_LOG: z
       .string()
-      .refine((p) => isAbsolute(p), "must be an absolute path to a file (JSON lines are appended)")
+      .refine((p) => isAbsolute(p), MUST_BE.PRESERVATION_AUDIT_LOG)
       .optional(),
   })
   .superRefine((c, ctx) => {
@@ -139,37 +177,85 @@ export function defaultDataDir(env: NodeJS.ProcessEnv): string {
   return join(homedir(), ".local", "share", "preservation-mcp");
 }
 
+/** The MCP server's flags (`--help` lists each of them; a test keeps the two in step). */
+export const CONFIG_OPTIONS = {
+  url: { type: "string" },
+  username: { type: "string" },
+  tenant: { type: "string" },
+  "read-only": { type: "boolean" },
+  toolsets: { type: "string" },
+  "log-level": { type: "string" },
+  "data-dir": { type: "string" },
+  "download-dir": { type: "string" },
+  "tool-timeout-secs": { type: "string" },
+  "ingest-roots": { type: "string" },
+  "audit-log": { type: "string" },
+  http: { type: "boolean" },
+  host: { type: "string", default: "127.0.0.1" },
+  port: { type: "string", default: "3000" },
+} as const;
+
+/**
+ * A password given as a flag is visible to every user of the machine (the process list) and stays in shell
+ * history: refused before anything else, and never repeated in the message.
+ */
+function refusePasswordFlag(argv: string[]): void {
+  if (argv.some((a) => a === "--password" || a.startsWith("--password="))) {
+    throw new ConfigError(
+      "--password is not accepted: a password on the command line is visible to other users of this machine; set the environment variable PRESERVATION_PASSWORD instead",
+    );
+  }
+}
+
+/** node:util parseArgs errors, in plain words. */
+function parseArgsMessage(err: NodeJS.ErrnoException): string {
+  const option = err.message.match(/'(-[^' ]+)/)?.[1];
+  switch (err.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option ${option ?? ""}; see preservation-mcp --help`.replace("  ", " ");
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return /argument missing/.test(err.message)
+        ? `${option} needs a value; see preservation-mcp --help`
+        : `${option} takes no value (it is on when present); see preservation-mcp --help`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument ${err.message.match(/'([^']*)'/)?.[1] ?? ""}; see preservation-mcp --help`;
+    default:
+      return err.message;
+  }
+}
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  refusePasswordFlag(argv);
+  // Folders after `--` are ingest folders too: an MCP Bundle host expands a list of folders into separate
+  // arguments, one per folder, with no flag before each (see manifest.json).
+  const dashDash = argv.indexOf("--");
+  const options = dashDash === -1 ? argv : argv.slice(0, dashDash);
+  const extraRoots = dashDash === -1 ? [] : argv.slice(dashDash + 1).filter(Boolean);
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        url: { type: "string" },
-        username: { type: "string" },
-        tenant: { type: "string" },
-        "read-only": { type: "boolean" },
-        toolsets: { type: "string" },
-        "log-level": { type: "string" },
-        "data-dir": { type: "string" },
-        "download-dir": { type: "string" },
-        "tool-timeout-secs": { type: "string" },
-        "ingest-roots": { type: "string" },
-        "audit-log": { type: "string" },
-        http: { type: "boolean" },
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: "3000" },
-      },
-      strict: true,
-    }));
+    ({ values } = parseArgs({ args: options, options: CONFIG_OPTIONS, strict: true }));
   } catch (err) {
-    throw new ConfigError((err as Error).message);
+    throw new ConfigError(parseArgsMessage(err as NodeJS.ErrnoException));
   }
   const merged: Record<string, string | undefined> = {};
-  for (const key of Object.keys(ConfigSchema.shape ?? {})) merged[key] = env[key];
+  /** Where each value came from, so an error names what the person actually typed. */
+  const source: Record<string, string> = {};
+  for (const key of Object.keys(ConfigSchema.shape ?? {})) {
+    merged[key] = env[key];
+    source[key] = key;
+  }
   for (const [flag, key] of Object.entries(FLAG_TO_ENV)) {
     const v = values[flag];
-    if (v !== undefined) merged[key] = String(v);
+    if (v !== undefined) {
+      merged[key] = String(v);
+      source[key] = `--${flag}`;
+    }
+  }
+  if (extraRoots.length > 0) {
+    merged.PRESERVATION_INGEST_ROOTS = [merged.PRESERVATION_INGEST_ROOTS, ...extraRoots]
+      .filter(Boolean)
+      .join(delimiter);
+    source.PRESERVATION_INGEST_ROOTS = "the folders after --";
   }
   // Empty variables are treated as unset (a common shell and MCP-client config habit).
   for (const k of Object.keys(merged)) if (merged[k] === "") merged[k] = undefined;
@@ -177,8 +263,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const name = String(issue?.path[0] ?? "configuration");
-    throw new ConfigError(`${name} ${issue?.message ?? "is invalid"}`);
+    const key = String(issue?.path[0] ?? "");
+    throw new ConfigError(configErrorMessage(source[key] ?? (key || "configuration"), key, issue?.message));
   }
   const c = parsed.data;
   const port = Number(values.port);
@@ -209,6 +295,16 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ...(c.PRESERVATION_CONFIRM_KEY ? { confirmKey: c.PRESERVATION_CONFIRM_KEY } : {}),
     ...(c.PRESERVATION_AUDIT_LOG ? { auditLog: resolve(c.PRESERVATION_AUDIT_LOG) } : {}),
   };
+}
+
+/**
+ * One sentence: what is wrong, in plain words, naming the variable or flag. A zod default message (its
+ * wording is for programmers) is replaced by what the variable must be. The value is not repeated: it may
+ * be a secret, or a URL carrying one.
+ */
+export function configErrorMessage(name: string, key: string, message: string | undefined): string {
+  const ours = message && !/^(Invalid|Too (small|big)|Expected|Unrecognized)\b/i.test(message);
+  return `${name} ${(ours ? message : MUST_BE[key]) ?? "is not valid"}`;
 }
 
 export function isLoopback(host: string): boolean {

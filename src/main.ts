@@ -6,7 +6,7 @@ import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibilit
 import { createLogger } from "./log.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, type ServerDeps } from "./server.js";
-import { ChallengeRequired, Session, SignInFailed } from "./session.js";
+import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
 /**
@@ -81,8 +81,15 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   };
 }
 
-/** What a person starting the HTTP server sees: what it serves, as whom, and where to go next. */
-function banner(runtime: Runtime): string {
+/** What a pending sign-in challenge waits for, in a person's words. */
+const CHALLENGE_NEEDS: Record<ChallengeKind, string> = {
+  "email-challenge": "the code from the e-mail the service sent",
+  "two-factor": "the current code from the authenticator app",
+  "two-factor-setup": "two-factor authentication to be set up first",
+};
+
+/** What is served, to whom, as whom: the facts both start-up messages give a person. */
+function serving(runtime: Runtime): { tools: string[]; target: string; who: string } {
   const { deps, embedded } = runtime;
   const tools = ALL_TOOLS.filter((t) => isToolVisible(t, deps.audience)).map((t) => t.name);
   const target = embedded
@@ -90,17 +97,35 @@ function banner(runtime: Runtime): string {
     : deps.session.displayUrl;
   const state = deps.session.state;
   const failure = deps.session.signInFailure;
+  // Only an active session is "signed in": a pending challenge is a sign-in a person still has to finish.
   const who =
     state.kind === "active"
       ? `signed in as ${deps.session.username}`
-      : failure
-        ? `not signed in yet: ${failure.message}`
-        : `sign-in as ${deps.session.username} not complete yet`;
+      : state.kind === "challenge-required"
+        ? `not signed in yet: the sign-in as ${deps.session.username} needs ${CHALLENGE_NEEDS[state.challenge.kind]}, given to the complete_sign_in tool`
+        : failure
+          ? `not signed in yet: ${failure.message}`
+          : `not signed in yet as ${deps.session.username}`;
+  return { tools, target, who };
+}
+
+/** What a person starting the HTTP server sees: what it serves, as whom, and where to go next. */
+function banner(runtime: Runtime): string {
+  const { tools, target, who } = serving(runtime);
   return [
-    `serving ${tools.length} tools (${tools.join(", ")})${deps.config.readOnly ? " in read-only mode" : ""}`,
+    `serving ${tools.length} tools (${tools.join(", ")})${runtime.config.readOnly ? " in read-only mode" : ""}`,
     `repository: ${target}, ${who}`,
-    "connect an MCP client to the URL above, or run `npx preservation-mcp tour` to see the tools at work",
+    "connect an MCP client to the URL above, or run `preservation-mcp tour` to see the tools at work",
   ].join("\n");
+}
+
+/**
+ * Started by hand in a terminal, a stdio server otherwise sits silent: one human line says what it serves
+ * and that it waits for an MCP client (a client's pipe is not a terminal, so clients never see it).
+ */
+function stdioGreeting(runtime: Runtime): string {
+  const { tools, target, who } = serving(runtime);
+  return `preservation-mcp: serving ${tools.length} tools for ${target}, ${who}; waiting for an MCP client on stdin/stdout (configure this command in your MCP client; --help for options, Ctrl+C to stop)\n`;
 }
 
 /** `preservation-mcp [--http ...]`: serve MCP until the client goes away or a signal arrives. */
@@ -121,6 +146,7 @@ export async function runMcpServer(argv: string[]): Promise<void> {
   } else {
     const stdio = serveOverStdio(factory, deps.log);
     deps.log.info("MCP over stdio");
+    if (process.stdin.isTTY) process.stderr.write(stdioGreeting(runtime));
     stopServing = stdio.close;
   }
   await new Promise<void>((resolve) => {

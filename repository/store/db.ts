@@ -1,18 +1,20 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { migrate } from "./migrations/index.js";
+import { openSqlite } from "./sqlite/open.js";
+import type { Database, OpenOptions } from "./sqlite/types.js";
 
-export type Db = Database.Database;
+export type Db = Database;
+export type { OpenOptions, Row, RunResult, SqlValue, Statement } from "./sqlite/types.js";
 
 /** Opens (creating if needed) the service database in `dataDir`, or an in-memory one for `null`. */
 export function openDatabase(dataDir: string | null): Db {
   let db: Db;
   if (dataDir === null) {
-    db = new Database(":memory:");
+    db = openSqlite(":memory:");
   } else {
     mkdirSync(dataDir, { recursive: true });
-    db = new Database(join(dataDir, "repository.sqlite"));
+    db = openSqlite(join(dataDir, "repository.sqlite"));
     // WAL: readers never block the writer, and a crash loses at most the last transaction.
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
@@ -26,6 +28,11 @@ export function openDatabase(dataDir: string | null): Db {
     throw err;
   }
   return db;
+}
+
+/** Opens an existing database file as it is (no pragmas, no migrations): for tools and tests that inspect one. */
+export function openDatabaseFile(path: string, options: OpenOptions = {}): Db {
+  return openSqlite(path, options);
 }
 
 /** Number of entities (including deleted ones): seeding happens only when this is 0. */

@@ -1,5 +1,4 @@
-import type { Statement } from "better-sqlite3";
-import type { Db } from "./db.js";
+import type { Db, Statement } from "./db.js";
 
 /**
  * Prepared statements cached per database by SQL text (preparing costs more than many a query on the

@@ -7,6 +7,7 @@ import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { createApp } from "../../repository/app.js";
 import { appRoutes, patternRegex } from "../../repository/http/allowed-methods.js";
+import { ensureFileText } from "../../repository/search/file-text.js";
 import type { RunningRepository } from "../../repository/server.js";
 import { addSecurityTag } from "../../repository/store/auth.js";
 import { login, startTestRepository } from "../helpers/repository.js";
@@ -5215,6 +5216,9 @@ describe("the repository service answers junk with a clear 4xx", () => {
     // The SO fragment's route needs its own folder.
     fx.so = one(`SELECT entity_ref AS ref FROM metadata_fragments WHERE mref = '${fx.soMref}'`);
     await makeWriteFixtures();
+    // The search index reads files' words (PDFs too) at the first text search: a derived index, brought up
+    // to date here so that junk requests that search are not taken for writes.
+    await ensureFileText(repo.svc.db, repo.svc.content);
     before = storedState();
     errorLog = vi.spyOn(console, "error");
   });

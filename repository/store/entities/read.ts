@@ -1,5 +1,4 @@
-import type Database from "better-sqlite3";
-import type { Db } from "../db.js";
+import type { Db, Statement } from "../db.js";
 import type { EntityType } from "./write.js";
 
 /**
@@ -129,7 +128,7 @@ export interface EventFilter {
   username: string | null;
 }
 
-type Stmt = Database.Statement;
+type Stmt = Statement;
 
 /** Readable entities: live, and carrying one of the caller's readable tags. */
 const READABLE = "e.deleted = 0 AND e.security_tag IN (SELECT value FROM json_each(@tags))";

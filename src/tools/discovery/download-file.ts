@@ -78,6 +78,8 @@ export default defineTool({
     "Save one file of an asset or content object into the configured download folder, verified against the repository's fixity (MD5/SHA). Never overwrites. Use `get_file` first to see what the file is.",
   toolset: "discovery",
   requires: "local-downloads",
+  // Writes to the person's disk, not the repository: read-only mode keeps it.
+  localOnly: true,
   transfersFiles: true,
   inputSchema: input,
   outputSchema: output,

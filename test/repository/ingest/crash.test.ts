@@ -2,9 +2,8 @@ import { once } from "node:events";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../repository/store/db.js";
+import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { spawnRepository, stopAllSpawned } from "../../helpers/process.js";
 import { authed, login, startTestRepository } from "../../helpers/repository.js";
@@ -76,8 +75,8 @@ async function killMidIngest(dir: string, folder: string): Promise<string> {
   return id;
 }
 
-function readStore<T>(dir: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(join(dir, "repository.sqlite"), { readonly: true });
+function readStore<T>(dir: string, fn: (db: Db) => T): T {
+  const db = openDatabaseFile(join(dir, "repository.sqlite"), { readonly: true });
   try {
     return fn(db);
   } finally {

@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed/demo.js";
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
-import type { Db } from "../../../repository/store/db.js";
+import { type Db, openDatabaseFile } from "../../../repository/store/db.js";
 import { startTestRepository } from "../../helpers/repository.js";
 import { type Fetcher, signIn, type Users } from "../writes/write-helpers.js";
 import { arr, finished, instance, monitorValue, PM, startCheck, text, WF, wfXml } from "./ops-helpers.js";
@@ -192,7 +191,7 @@ describe("while it runs (a large store, one bitstream per batch)", () => {
     const { id, token, total } = await running(u.manager);
     // Stopping the service leaves the check ACTIVE, between two batches; the next start carries it on.
     await repo.close();
-    const stored = new Database(join(dataDir, "repository.sqlite"), { readonly: true });
+    const stored = openDatabaseFile(join(dataDir, "repository.sqlite"), { readonly: true });
     const atStop = items(stored, token).n;
     const status = (
       stored.prepare("SELECT status FROM actions WHERE id = ?").get(token) as { status: string }

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IdentifiedFormat } from "../../../repository/formats.js";
 import { ensureFileText, FILE_TEXT_MAX_BYTES } from "../../../repository/search/file-text.js";
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
 import type { ContentStore } from "../../../repository/store/content-store.js";
-import type { Db } from "../../../repository/store/db.js";
+import { type Db, openDatabaseFile } from "../../../repository/store/db.js";
 import {
   addBitstream,
   addGeneration,
@@ -296,7 +295,7 @@ describe("file text at seed time and on upgrade", () => {
   it("a store upgraded from schema 3 has its files' words (text and PDF) indexed by the first text search", async () => {
     const dir = mkdtempSync(join(tmpdir(), "file-text-"));
     try {
-      const old = new Database(join(dir, "repository.sqlite"));
+      const old = openDatabaseFile(join(dir, "repository.sqlite"));
       migrate(old, MIGRATIONS.slice(0, 3));
       // The content store lives beside the database, as startRepository lays it out.
       const { ContentStore } = await import("../../../repository/store/content-store.js");

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
-import { openDatabase } from "../../../repository/store/db.js";
+import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { type EntityRow, insertEntity, reindexEntity } from "../../../repository/store/entities/write.js";
 import { MIGRATIONS, migrate, schemaVersion } from "../../../repository/store/migrations/index.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
@@ -161,7 +160,7 @@ describe("migration 004", () => {
   it("turns an unstemmed store (schema 3) into a stemmed one, keeping every row", () => {
     const dir = mkdtempSync(join(tmpdir(), "stemmed-search-"));
     try {
-      const old = new Database(join(dir, "repository.sqlite"));
+      const old = openDatabaseFile(join(dir, "repository.sqlite"));
       migrate(old, MIGRATIONS.slice(0, 3));
       expect(schemaVersion(old)).toBe(3);
       const maps = insertEntity(old, { type: "IO", title: "Maps of the harbour", securityTag: "open" });
@@ -171,7 +170,7 @@ describe("migration 004", () => {
         description: "Café accounts",
         securityTag: "open",
       });
-      const match = (db: Database.Database, q: string) =>
+      const match = (db: Db, q: string) =>
         (
           db.prepare("SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?").all(q) as { rowid: number }[]
         ).map((r) => r.rowid);

@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../repository/store/db.js";
+import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { SCHEMA_1 } from "../../../repository/store/migrations/001-initial.js";
 import { MIGRATIONS, SCHEMA_VERSION, schemaVersion } from "../../../repository/store/migrations/index.js";
 
@@ -19,7 +18,7 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const tables = (db: Database.Database) =>
+const tables = (db: Db) =>
   (
     db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
       name: string;
@@ -44,7 +43,7 @@ describe("schema migrations", () => {
   it("upgrades a store written by the first release (schema 1) and keeps its data", () => {
     const dir = tempDir();
     // Exactly what the first release did on open: its schema, then schema_version 1.
-    const old = new Database(join(dir, "repository.sqlite"));
+    const old = openDatabaseFile(join(dir, "repository.sqlite"));
     old.exec(SCHEMA_1);
     old.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1')").run();
     old
@@ -78,14 +77,14 @@ describe("schema migrations", () => {
 
   it("leaves the store as it was when a migration fails part-way", () => {
     const dir = tempDir();
-    const old = new Database(join(dir, "repository.sqlite"));
+    const old = openDatabaseFile(join(dir, "repository.sqlite"));
     old.exec(SCHEMA_1);
     old.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1')").run();
     // A table the second migration creates already exists: its CREATE fails half-way through.
     old.exec("CREATE TABLE previews (x INTEGER)");
     old.close();
     expect(() => openDatabase(dir)).toThrow(/previews/);
-    const check = new Database(join(dir, "repository.sqlite"));
+    const check = openDatabaseFile(join(dir, "repository.sqlite"));
     expect(schemaVersion(check)).toBe(1);
     expect(tables(check)).not.toContain("actions");
     check.close();

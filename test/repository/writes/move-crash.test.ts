@@ -2,9 +2,8 @@ import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../../repository/store/db.js";
+import { openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { spawnRepository, stopAllSpawned } from "../../helpers/process.js";
 import { authed, login } from "../../helpers/repository.js";
@@ -72,7 +71,7 @@ describe("a move killed half-way", () => {
     expect(seen.done).toBeLessThan(seen.total);
 
     // What the killed process left: still ACTIVE, part done, and the subtree already moved whole.
-    const left = new Database(join(dir, "repository.sqlite"), { readonly: true });
+    const left = openDatabaseFile(join(dir, "repository.sqlite"), { readonly: true });
     const interrupted = left.prepare("SELECT status, done, total FROM actions WHERE id = ?").get(id) as {
       status: string;
       done: number;
@@ -90,7 +89,7 @@ describe("a move killed half-way", () => {
     expect(end).toMatchObject({ total: CHILDREN + 1, done: CHILDREN + 1, failed: 0 });
     await second.stop();
 
-    const db = new Database(join(dir, "repository.sqlite"), { readonly: true });
+    const db = openDatabaseFile(join(dir, "repository.sqlite"), { readonly: true });
     try {
       const q = <T>(sql: string, ...args: unknown[]) => db.prepare(sql).all(...args) as T[];
       // Every entity still there, live, under the place it moved to.

@@ -106,12 +106,13 @@ describe("download_file", () => {
     };
     expect((await mcp.client.listTools()).tools.map((t) => t.name)).toContain("download_file");
     expect(await names([])).not.toContain("download_file");
-    expect(await names(["--download-dir", folder, "--read-only"])).not.toContain("download_file");
+    // Saving a file to the person's disk changes nothing in the repository: read-only mode keeps it.
+    expect(await names(["--download-dir", folder, "--read-only"])).toContain("download_file");
   });
 
   it("refuses a relative download folder at start-up", async () => {
     await expect(
       startMcp({ user: "curator", repo: mcp.repo, flags: ["--download-dir", "relative/dir"] }),
-    ).rejects.toThrow(/PRESERVATION_DOWNLOAD_DIR must be an absolute path/);
+    ).rejects.toThrow(/--download-dir must be an absolute path/);
   });
 });
