@@ -2,14 +2,17 @@
 // MCP server benchmark, run against the build in dist/ (npm run build first). Prints three figures:
 //  1. Overhead of a tool call over the raw service request it makes: `get_entity` (summary of one asset, which
 //     is exactly one GET /api/entity/information-objects/{ref}) against that GET sent straight to the service,
-//     both over loopback; median of many alternating calls, ratio tool/raw (target < 1.3x). Measured over
+//     both over loopback; median of many alternating calls, ratio tool/raw (target ≤ 1.5x on loopback, ≤ 1.05x
+//     with the service 20 ms away; issue 9 §2). Measured over
 //     Streamable HTTP and over stdio.
 //  2. Cold start to the first tool result over stdio with the embedded default's data already present:
-//     spawn → connect (2026-07-28) → first `whoami` answer (target < 500 ms), median of several starts.
+//     spawn → connect (2026-07-28) → first `whoami` answer (target < 300 ms on an idle machine; issue 9 §2), median
+//     of several starts, with the CPU time the server process used until then (steadier than wall time on a busy
+//     machine).
 //  3. Answer size against the raw service responses a client would need for the same question (target ≤ 1/5).
 // Usage: node bench/mcp.mjs [--calls 300] [--starts 7]
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -61,6 +64,16 @@ function stop(child) {
   });
 }
 
+/** CPU milliseconds (user + system) a process has used so far; undefined where /proc is not there. */
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 const cleanEnv = (extra) => ({ ...getDefaultEnvironment(), PRESERVATION_LOG_LEVEL: "warn", ...extra });
 
 const repoDir = mkdtempSync(join(tmpdir(), "pmcp-bench-repo-"));
@@ -73,30 +86,31 @@ try {
   const coldStart = async () => {
     const t0 = performance.now();
     const client = new Client({ name: "bench-cold", version: "1" }, MODERN);
-    await client.connect(
-      new InPlaceStdioTransport({
-        command: process.execPath,
-        args: [cli],
-        env: embeddedEnv,
-        stderr: "ignore",
-      }),
-    );
+    const transport = new InPlaceStdioTransport({
+      command: process.execPath,
+      args: [cli],
+      env: embeddedEnv,
+      stderr: "ignore",
+    });
+    await client.connect(transport);
     const ready = performance.now() - t0;
     const r = await client.callTool({ name: "whoami", arguments: {} });
     const t = performance.now() - t0;
+    const cpu = cpuOf(transport.pid);
     if (r.isError) throw new Error(JSON.stringify(r.content));
     await client.close();
-    return { ready, t };
+    return { ready, t, cpu };
   };
   const first = await coldStart(); // seeds the demo collection into the empty data directory
   const starts = [];
   for (let i = 0; i < STARTS; i++) starts.push(await coldStart());
   const startMed = median(starts.map((s) => s.t));
+  const cpuMed = starts[0].cpu === undefined ? undefined : median(starts.map((s) => s.cpu));
   const readyMed = median(starts.map((s) => s.ready));
   console.log("2. Cold start to the first tool result over stdio (embedded default, demo data present):");
   console.log(`   first run ever (seeds ${embeddedDir}): ${ms(first.t)}`);
   console.log(
-    `   with data present: median ${ms(startMed)} of ${STARTS} (server answering after ${ms(readyMed)}; min ${ms(Math.min(...starts.map((s) => s.t)))}, max ${ms(Math.max(...starts.map((s) => s.t)))}); target < 500 ms: ${startMed < 500 ? "met" : "not met"}`,
+    `   with data present: median ${ms(startMed)} of ${STARTS} (server answering after ${ms(readyMed)}; min ${ms(Math.min(...starts.map((s) => s.t)))}, max ${ms(Math.max(...starts.map((s) => s.t)))}); target < 300 ms: ${startMed < 300 ? "met" : "not met"}${cpuMed === undefined ? "" : `; server CPU until the answer: median ${ms(cpuMed)}`}`,
   );
 
   // ---- the service, a token, and the refs the questions are about -----------------------------------------
@@ -153,18 +167,17 @@ try {
   await httpClient.connect(new StreamableHTTPClientTransport(new URL(http.match)));
   clients.push(httpClient);
   const stdioClient = new Client({ name: "bench-stdio", version: "1" }, MODERN);
-  await stdioClient.connect(
-    new InPlaceStdioTransport({
-      command: process.execPath,
-      args: [cli],
-      env: cleanEnv({
-        PRESERVATION_URL: base,
-        PRESERVATION_USERNAME: MANAGER.username,
-        PRESERVATION_PASSWORD: MANAGER.password,
-      }),
-      stderr: "ignore",
+  const stdioTransport = new InPlaceStdioTransport({
+    command: process.execPath,
+    args: [cli],
+    env: cleanEnv({
+      PRESERVATION_URL: base,
+      PRESERVATION_USERNAME: MANAGER.username,
+      PRESERVATION_PASSWORD: MANAGER.password,
     }),
-  );
+    stderr: "ignore",
+  });
+  await stdioClient.connect(stdioTransport);
   clients.push(stdioClient);
 
   const summaryArgs = { ref: assetRef, type: "asset", include: [] };
@@ -183,6 +196,7 @@ try {
     stdioFloor: () => call(stdioClient, "whoami", {}),
   };
   for (let i = 0; i < 50; i++) for (const f of Object.values(steps)) await f(); // warm-up (JIT, pools)
+  const stdioCpu0 = cpuOf(stdioTransport.pid);
   for (let i = 0; i < CALLS; i++) {
     for (const [k, f] of Object.entries(steps)) {
       const t = performance.now();
@@ -190,6 +204,7 @@ try {
       timings[k].push(performance.now() - t);
     }
   }
+  const stdioCpu = cpuOf(stdioTransport.pid);
   const rawMed = median(timings.raw);
   console.log(`1. Tool call overhead (get_entity summary vs its raw GET, median of ${CALLS}, loopback):`);
   console.log(`   raw GET /api/entity/information-objects/{ref}: ${ms(rawMed)}`);
@@ -198,9 +213,14 @@ try {
     const floor = median(timings[`${k}Floor`]);
     const ratio = m / rawMed;
     console.log(
-      `   get_entity over ${k === "http" ? "Streamable HTTP" : "stdio"}: ${ms(m)}  ratio ${ratio.toFixed(2)}x (target < 1.3x: ${ratio < 1.3 ? "met" : "not met"}; +${ms(m - rawMed)} per call, of which ${ms(floor)} is the bare MCP round trip (whoami, no service request))`,
+      `   get_entity over ${k === "http" ? "Streamable HTTP" : "stdio"}: ${ms(m)}  ratio ${ratio.toFixed(2)}x (target ≤ 1.5x: ${ratio <= 1.5 ? "met" : "not met"}; +${ms(m - rawMed)} per call, of which ${ms(floor)} is the bare MCP round trip (whoami, no service request))`,
     );
   }
+
+  if (stdioCpu !== undefined)
+    console.log(
+      `   stdio server CPU per get_entity + whoami pair: ${ms((stdioCpu - stdioCpu0) / CALLS)} (the MCP side's own cost, whatever the machine's load)`,
+    );
 
   // ---- 1b. the same against a service 20 ms away ------------------------------------------------------
   // On loopback the raw GET takes about a millisecond, so the MCP round trip's fixed cost dominates the ratio.
@@ -254,7 +274,7 @@ try {
   }
   const farRatio = median(farTimings.stdio) / median(farTimings.raw);
   console.log(
-    `   with the service 20 ms away: raw ${ms(median(farTimings.raw))}, get_entity over stdio ${ms(median(farTimings.stdio))}, ratio ${farRatio.toFixed(2)}x (target < 1.3x: ${farRatio < 1.3 ? "met" : "not met"})`,
+    `   with the service 20 ms away: raw ${ms(median(farTimings.raw))}, get_entity over stdio ${ms(median(farTimings.stdio))}, ratio ${farRatio.toFixed(2)}x (target ≤ 1.05x: ${farRatio <= 1.05 ? "met" : "not met"})`,
   );
 
   // ---- 3. answer sizes --------------------------------------------------------------------------------

@@ -11,13 +11,8 @@ import { type FaultOptions, Faults } from "./faults.js";
 import { ActionRunner } from "./jobs/runner.js";
 import { answerClientErrors, requestErrorReply } from "./malformed-requests.js";
 import { sweepUploads } from "./s3/multipart.js";
-import {
-  DEFAULT_DEMO_PASSWORDS,
-  type DemoPasswords,
-  seedDemo,
-  seedSynthetic,
-  seedUsersAndTags,
-} from "./seed.js";
+// The seeders (the demo plan is large) load only when a store is empty: a start with data skips them.
+import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords, seedUsersAndTags } from "./seed/users.js";
 import { ContentStore } from "./store/content-store.js";
 import { entityCount, openDatabase } from "./store/db.js";
 
@@ -84,12 +79,15 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   // Users and tags are refreshed on every start so password overrides take effect on existing data.
   seedUsersAndTags(db, { ...DEFAULT_DEMO_PASSWORDS, ...opts.passwords });
   if (seed !== "none" && entityCount(db) === 0) {
+    const writeSeed =
+      seed === "demo"
+        ? await import("./seed/demo.js").then((m) => () => m.seedDemo(db, content, { dataDir }))
+        : await import("./seed/synthetic.js").then((m) => () => m.seedSynthetic(db, content, seed));
     // The check and the seed run under one write lock, so the second process waits, then finds data.
     seeded = db
       .transaction(() => {
         if (entityCount(db) !== 0) return false;
-        if (seed === "demo") seedDemo(db, content, { dataDir });
-        else seedSynthetic(db, content, seed);
+        writeSeed();
         return true;
       })
       .immediate();

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords } from "../repository/seed.js";
+import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords } from "../repository/seed/users.js";
 import { type RunningRepository, startRepository } from "../repository/server.js";
 import type { Config } from "./config.js";
 

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   ALL_PERMISSIONS,
   addSecurityTag,
@@ -6,6 +5,8 @@ import {
   grant,
   hashPassword,
   Permission,
+  publishedPasswordKey,
+  publishedPasswordMarker,
   Role,
 } from "../store/auth.js";
 import type { Db } from "../store/db.js";
@@ -154,21 +155,18 @@ function passwordHashFor(db: Db, username: keyof DemoPasswords, password: string
     | { password_hash: string }
     | undefined;
   const isDefault = password === DEFAULT_DEMO_PASSWORDS[username];
-  const markerKey = `seed.default-password.${username}`;
-  const marker = isDefault
-    ? `${createHash("sha256").update(password).digest("hex")}:${row?.password_hash}`
-    : null;
-  if (row && marker) {
+  const markerKey = publishedPasswordKey(username);
+  if (row && isDefault) {
     const stored = db.prepare("SELECT value FROM meta WHERE key = ?").get(markerKey) as
       | { value: string }
       | undefined;
-    if (stored?.value === marker) return row.password_hash;
+    if (stored?.value === publishedPasswordMarker(password, row.password_hash)) return row.password_hash;
   }
   const hash = row && checkPassword(db, username, password) ? row.password_hash : hashPassword(password);
   if (isDefault) {
     db.prepare(
       "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    ).run(markerKey, `${createHash("sha256").update(password).digest("hex")}:${hash}`);
+    ).run(markerKey, publishedPasswordMarker(password, hash));
   } else {
     db.prepare("DELETE FROM meta WHERE key = ?").run(markerKey);
   }

@@ -1,4 +1,4 @@
-import { randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import type { Db } from "./db.js";
 
 /** Users, roles and what roles may do on security tags. */
@@ -83,6 +83,37 @@ function verifyPassword(password: string, stored: string): boolean {
   return timingSafeEqual(actual, expected);
 }
 
+/**
+ * Published passwords (the demo users' defaults, printed in the README and at start-up) skip scrypt. scrypt
+ * makes guessing a password slow, from a stolen hash or at the sign-in route; a published password needs no
+ * guessing, so its ~50 ms per sign-in bought nothing but a slower start of the embedded default. The seed
+ * marks such a user in `meta` with `sha256(password):<stored hash>`: the marker holds only when the stored
+ * hash is still the one made from that published password, so a changed or overridden password (never
+ * marked) is checked with scrypt as before.
+ */
+export function publishedPasswordKey(username: string): string {
+  return `seed.default-password.${username}`;
+}
+export function publishedPasswordMarker(password: string, storedHash: string): string {
+  return `${sha256Hex(password)}:${storedHash}`;
+}
+function sha256Hex(s: string): string {
+  return createHash("sha256").update(s).digest("hex");
+}
+
+/** true/false for a user whose stored hash is marked as a published password's; undefined otherwise. */
+function checkPublished(db: Db, username: string, password: string, stored: string): boolean | undefined {
+  const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(publishedPasswordKey(username)) as
+    | { value: string }
+    | undefined;
+  const sep = row?.value.indexOf(":") ?? -1;
+  if (!row || sep < 0 || row.value.slice(sep + 1) !== stored) return undefined;
+  return timingSafeEqual(
+    Buffer.from(sha256Hex(password), "hex"),
+    Buffer.from(row.value.slice(0, sep), "hex"),
+  );
+}
+
 export function getUser(db: Db, username: string): User | undefined {
   const r = db.prepare("SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
   return r ? toUser(r) : undefined;
@@ -92,7 +123,9 @@ export function getUser(db: Db, username: string): User | undefined {
 export function checkPassword(db: Db, username: string, password: string): User | undefined {
   const r = db.prepare("SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
   if (r?.enabled !== 1) return undefined;
-  return verifyPassword(password, r.password_hash) ? toUser(r) : undefined;
+  const ok =
+    checkPublished(db, username, password, r.password_hash) ?? verifyPassword(password, r.password_hash);
+  return ok ? toUser(r) : undefined;
 }
 
 export function recordLogin(db: Db, username: string, at: Date): void {

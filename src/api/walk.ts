@@ -55,14 +55,27 @@ export interface WalkItem extends EntitySummary {
 }
 
 export interface WalkOptions {
-  /** Folder listings in flight at once (default 4). */
+  /** Folder listings in flight at once (default 8: the HTTP pool's connections, so none sits idle). */
   concurrency?: number;
   /** Do not list below this depth (1 = the starting folder's children only). */
   maxDepth?: number;
   /** Stop after this many items. */
   limit?: number;
+  /** Children per request (default 1000; a service that pages smaller is followed through its `next`). */
   pageSize?: number;
   signal?: AbortSignal;
+}
+
+/** Large pages: a folder of 50–200 children is one round trip instead of two, and the service parses less. */
+export const DEFAULT_WALK_PAGE_SIZE = 1000;
+
+/** Matches HttpClient's default pool size: more listings in flight would only queue for a connection. */
+export const DEFAULT_WALK_CONCURRENCY = 8;
+
+interface Folder {
+  ref: string | null;
+  depth: number;
+  titles: string[];
 }
 
 /**
@@ -74,10 +87,14 @@ export async function* walkTree(
   ref: string | null,
   opts: WalkOptions = {},
 ): AsyncGenerator<WalkItem, void, undefined> {
-  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const concurrency = Math.max(1, opts.concurrency ?? DEFAULT_WALK_CONCURRENCY);
   const maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
-  const queue: { ref: string | null; depth: number; titles: string[] }[] = [{ ref, depth: 0, titles: [] }];
-  const ready: WalkItem[] = [];
+  const pageSize = opts.pageSize ?? DEFAULT_WALK_PAGE_SIZE;
+  // Both queues are read from a head index: Array#shift on a list of thousands copies it every time.
+  const queue: Folder[] = [{ ref, depth: 0, titles: [] }];
+  let queueHead = 0;
+  let ready: WalkItem[] = [];
+  let readyHead = 0;
   let active = 0;
   let failure: { error: unknown } | undefined;
   let stopped = false;
@@ -88,31 +105,38 @@ export async function* walkTree(
     w?.();
   };
 
-  const listFolder = async (folder: { ref: string | null; depth: number; titles: string[] }) => {
-    const pages = paginate((req) => entity.children(folder.ref, req), {
-      pageSize: opts.pageSize ?? 100,
-      signal: opts.signal,
-    });
-    for await (const child of pages) {
+  /** Lists one folder page by page (following `next`, as paginate does), handing over each page whole. */
+  const listFolder = async (folder: Folder) => {
+    const depth = folder.depth + 1;
+    let req: PageRequest = { start: 0, max: pageSize, signal: opts.signal };
+    const followed = new Set<string>();
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      const page = await entity.children(folder.ref, req);
       if (stopped) return;
-      const item: WalkItem = {
-        ...child,
-        depth: folder.depth + 1,
-        parentRef: folder.ref,
-        titles: [...folder.titles, child.title],
-      };
-      ready.push(item);
-      if (child.type === "SO" && item.depth < maxDepth) {
-        queue.push({ ref: child.ref, depth: item.depth, titles: item.titles });
-        pump();
+      for (const child of page.items) {
+        const titles = [...folder.titles, child.title];
+        ready.push({
+          ref: child.ref,
+          type: child.type,
+          title: child.title,
+          depth,
+          parentRef: folder.ref,
+          titles,
+        });
+        if (child.type === "SO" && depth < maxDepth) queue.push({ ref: child.ref, depth, titles });
       }
+      pump();
       signalReady();
+      if (!page.next || page.items.length === 0 || followed.has(page.next)) return;
+      followed.add(page.next);
+      req = { next: page.next, signal: opts.signal };
     }
   };
 
   function pump() {
-    while (!stopped && !failure && active < concurrency && queue.length > 0) {
-      const next = queue.shift() as (typeof queue)[number];
+    while (!stopped && !failure && active < concurrency && queueHead < queue.length) {
+      const next = queue[queueHead++] as Folder;
       active++;
       listFolder(next)
         .catch((error: unknown) => {
@@ -130,15 +154,19 @@ export async function* walkTree(
   let yielded = 0;
   try {
     for (;;) {
-      const item = ready.shift();
-      if (item) {
+      if (readyHead < ready.length) {
         if (opts.limit !== undefined && yielded >= opts.limit) return;
+        const item = ready[readyHead++] as WalkItem;
+        if (readyHead === ready.length) {
+          ready = [];
+          readyHead = 0;
+        }
         yielded++;
         yield item;
         continue;
       }
       if (failure) throw failure.error;
-      if (active === 0 && queue.length === 0) return;
+      if (active === 0 && queueHead >= queue.length) return;
       await new Promise<void>((resolve) => {
         wake = resolve;
       });

@@ -1,4 +1,5 @@
 import { type EntityDecoderOptions, type X2jOptions, XMLParser, XMLValidator } from "fast-xml-parser";
+import { parsePlainXml } from "./xml-fast.js";
 
 /**
  * XML from the service, read safely and by local name.
@@ -127,8 +128,19 @@ export function checkWellFormed(text: string): void {
   }
 }
 
-/** Parses a document; the result maps the root element's local name to the root element. */
+const isList = (name: string) => LIST_ELEMENTS.has(name);
+
+/**
+ * Parses a document; the result maps the root element's local name to the root element. Most replies take
+ * the one-pass fast path (xml-fast.ts: well-formedness checked while the tree is built); anything outside its
+ * plain subset, or not well-formed, goes through the full validator and parser, which word the error.
+ */
 export function parseXml(text: string): XmlElement {
+  return (parsePlainXml(text, decodeXmlText, isList) as XmlElement | undefined) ?? parseXmlFully(text);
+}
+
+/** Validates, then parses with fast-xml-parser: the reference the fast path is tested against. */
+export function parseXmlFully(text: string): XmlElement {
   checkWellFormed(text);
   try {
     const doc = parser.parse(text) as XmlElement | string;

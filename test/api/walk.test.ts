@@ -18,9 +18,11 @@ class CountingEntityApi extends EntityApi {
   inFlight = 0;
   maxInFlight = 0;
   listings = 0;
+  pageSizes = new Set<number | undefined>();
   override async children(ref: string | null, page: PageRequest = {}): Promise<Page<EntitySummary>> {
     this.inFlight++;
     this.listings++;
+    if (!page.next) this.pageSizes.add(page.max);
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
       return await super.children(ref, page);
@@ -73,6 +75,24 @@ describe("walking the tree", () => {
       const deep = items.find((i) => i.ref === DEMO.refs.councilMinutes1851);
       expect(`/${deep?.titles.join("/")}`).toBe(titlePath(DEMO.refs.councilMinutes1851));
       expect(deep?.depth).toBe(deep?.titles.length);
+    } finally {
+      repo.faults?.setLatency(0);
+    }
+  });
+
+  it("by default keeps the whole HTTP pool busy and asks for large pages", async () => {
+    // Issue 9 §2: 4 listings in flight left half of the 8 connections idle, and pages of 100 took two
+    // round trips for most folders.
+    const counting = new CountingEntityApi(session.http);
+    repo.faults?.setLatency(20);
+    try {
+      const items = await collect(walkTree(counting, null));
+      expect(items).toHaveLength(DEMO.entities.filter((e) => e.type !== "CO").length);
+      expect(counting.maxInFlight).toBeGreaterThan(4);
+      expect(counting.maxInFlight).toBeLessThanOrEqual(8);
+      expect([...counting.pageSizes]).toEqual([1000]);
+      // One listing per folder (and the top level): no folder of the demo needs a second page.
+      expect(counting.listings).toBe(DEMO.entities.filter((e) => e.type === "SO").length + 1);
     } finally {
       repo.faults?.setLatency(0);
     }
