@@ -3,6 +3,7 @@ import { initial } from "./001-initial.js";
 import { writeSide } from "./002-write-side.js";
 import { operations } from "./003-operations.js";
 import { stemmedSearch } from "./004-stemmed-search.js";
+import { configEvents } from "./005-config-events.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -16,7 +17,7 @@ export interface Migration {
   up(db: Db): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, writeSide, operations, stemmedSearch];
+export const MIGRATIONS: readonly Migration[] = [initial, writeSide, operations, stemmedSearch, configEvents];
 
 /** The schema version this program writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
