@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { type IncomingHttpHeaders, request } from "node:http";
 import { connect } from "node:net";
 import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { XMLValidator } from "fast-xml-parser";
 import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { createApp } from "../../repository/app.js";
@@ -11,6 +12,7 @@ import { ensureFileText } from "../../repository/search/file-text.js";
 import type { RunningRepository } from "../../repository/server.js";
 import { addSecurityTag } from "../../repository/store/auth.js";
 import { login, startTestRepository } from "../helpers/repository.js";
+import type { Body, Case, CaseModule } from "./robustness-cases/case.js";
 import { storeHash } from "./writes/store-hash.js";
 
 /**
@@ -40,24 +42,17 @@ import { storeHash } from "./writes/store-hash.js";
  */
 type Fixtures = Record<string, string>;
 
-/** A body: text (placeholders filled), bytes, chunks, or text sent as Latin-1 bytes (for bad UTF-8). */
-type Body = string | Buffer | { chunks: Buffer[] } | { latin1: string };
-
-interface Case {
-  name: string;
-  method?: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: Body;
-  /** Send the manager's token (default true). */
-  auth?: boolean;
-  /** Allowed statuses; any status below 500 when absent. */
-  expect?: number[];
-  /** What the error message must say (for the cases a fix was made for). */
-  message?: RegExp;
-  /** A reported defect in the reply's shape: its checks are left to a test of its own (it.fails). */
-  knownDefect?: string;
-}
+/**
+ * APIs added since keep their junk in robustness-cases/<area>.cases.ts (see case.ts): loaded here, in
+ * name order, into the one table.
+ */
+const CASE_DIR = fileURLToPath(new URL("./robustness-cases/", import.meta.url));
+const CASE_MODULES: CaseModule[] = await Promise.all(
+  readdirSync(CASE_DIR)
+    .filter((f) => f.endsWith(".cases.ts"))
+    .sort()
+    .map((f) => import(pathToFileURL(join(CASE_DIR, f)).href) as Promise<CaseModule>),
+);
 
 interface Reply {
   status: number;
@@ -4903,6 +4898,7 @@ const TABLE: Case[] = [
   ...exportJunk(),
   ...s3Junk(),
   ...reportJunk(),
+  ...CASE_MODULES.flatMap((m) => m.CASES),
 ];
 const RAW_WRITES = lyingLengths();
 
@@ -5216,6 +5212,9 @@ describe("the repository service answers junk with a clear 4xx", () => {
     // The SO fragment's route needs its own folder.
     fx.so = one(`SELECT entity_ref AS ref FROM metadata_fragments WHERE mref = '${fx.soMref}'`);
     await makeWriteFixtures();
+    for (const m of CASE_MODULES) {
+      Object.assign(fx, await m.fixtures?.({ url: repo.url, token: fx.token as string, svc: repo.svc }));
+    }
     // The search index reads files' words (PDFs too) at the first text search: a derived index, brought up
     // to date here so that junk requests that search are not taken for writes.
     await ensureFileText(repo.svc.db, repo.svc.content);
