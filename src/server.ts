@@ -117,15 +117,28 @@ const CONFIRMATION_ARG = z
   .optional()
   .describe("Only after the person agreed to a preview: the token that preview returned");
 
-/** The schemas as registered: strict inputs; a confirmed tool also takes `confirmation` and may answer a preview. */
+/**
+ * The schemas as registered: strict inputs; a confirmed tool also takes `confirmation` and may answer a
+ * preview. Made once per tool and kept: over HTTP every request builds a server, and the JSON Schema each
+ * lists is then computed once, not per request.
+ */
+const REGISTERED = new WeakMap<AnyTool, { input: z.ZodObject; output: z.ZodObject }>();
 function registeredSchemas(tool: AnyTool): { input: z.ZodObject; output: z.ZodObject } {
-  if (!tool.confirm) return { input: strictInput(tool.inputSchema), output: tool.outputSchema };
-  return {
-    input: strictInput(tool.inputSchema.safeExtend({ confirmation: CONFIRMATION_ARG })),
-    output: tool.outputSchema
-      .partial()
-      .safeExtend({ confirmationRequired: ConfirmationRequiredSchema.optional() }),
-  };
+  let schemas = REGISTERED.get(tool);
+  if (!schemas) {
+    schemas = tool.confirm
+      ? {
+          input: listedInput(strictInput(tool.inputSchema.safeExtend({ confirmation: CONFIRMATION_ARG }))),
+          output: listedOutput(
+            tool.outputSchema
+              .partial()
+              .safeExtend({ confirmationRequired: ConfirmationRequiredSchema.optional() }),
+          ),
+        }
+      : { input: listedInput(strictInput(tool.inputSchema)), output: listedOutput(tool.outputSchema) };
+    REGISTERED.set(tool, schemas);
+  }
+  return schemas;
 }
 
 function registerTool(
@@ -140,8 +153,8 @@ function registerTool(
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: listedInput(schemas.input),
-      outputSchema: listedOutput(schemas.output),
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
       annotations: { title: tool.title, ...tool.annotations },
     },
     async (rawArgs: Record<string, unknown>, ctx) => {

@@ -64,13 +64,25 @@ function compact<S extends z.ZodType>(schema: S, output: boolean): S {
   const std = (schema as unknown as StandardWithJson)["~standard"];
   const json = std.jsonSchema;
   if (!json) return schema;
+  // Computed once per target and direction: the same schema is listed for every server instance.
+  const cache = new Map<string, Record<string, unknown>>();
+  const memo = (io: "input" | "output", opts: JsonSchemaOptions) => {
+    const key = `${io} ${opts.target}`;
+    let result = cache.get(key);
+    if (!result) {
+      result = prune(json[io](opts), output) as Record<string, unknown>;
+      cache.set(key, result);
+    }
+    // A copy: the SDK may add to what it lists (e.g. `type: "object"`).
+    return structuredClone(result);
+  };
   const wrapped: StandardWithJson = {
     "~standard": {
       ...std,
       validate: (value) => std.validate(value),
       jsonSchema: {
-        input: (opts) => prune(json.input(opts), output) as Record<string, unknown>,
-        output: (opts) => prune(json.output(opts), output) as Record<string, unknown>,
+        input: (opts) => memo("input", opts),
+        output: (opts) => memo("output", opts),
       },
     },
   };
