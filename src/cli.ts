@@ -9,7 +9,7 @@ const MCP_OPTIONS = `MCP server options (each also an environment variable; see 
   --url URL              repository service (PRESERVATION_URL); omitted: the embedded demo service
   --username NAME        (PRESERVATION_USERNAME); the password only by PRESERVATION_PASSWORD, never a flag
   --tenant NAME          (PRESERVATION_TENANT)
-  --read-only            no write tools at all (PRESERVATION_READ_ONLY)
+  --read-only            no tool that changes the repository (PRESERVATION_READ_ONLY)
   --toolsets LIST        comma list: default, all, or toolset names (PRESERVATION_TOOLSETS)
   --log-level LEVEL      fatal|error|warn|info|debug|trace|silent (PRESERVATION_LOG_LEVEL); logs go to stderr
   --data-dir DIR         embedded service data (PRESERVATION_DATA_DIR)
