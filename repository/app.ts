@@ -11,6 +11,8 @@ import { entityRoutes } from "./routes/entity.js";
 import { metadataRoutes } from "./routes/metadata.js";
 import { processRoutes } from "./routes/process.js";
 import { processMonitorRoutes } from "./routes/processmonitor.js";
+import { referenceMetadataRoutes } from "./routes/reference-metadata.js";
+import { registryRoutes } from "./routes/registry.js";
 import { reportRoutes } from "./routes/reports.js";
 import { s3Routes } from "./routes/s3.js";
 import { userRoutes } from "./routes/user.js";
@@ -65,6 +67,9 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/api/processmonitor", processMonitorRoutes());
   app.route("/api/reports", reportRoutes());
   app.route("/api/s3", s3Routes());
+  app.route("/api/reference-metadata", referenceMetadataRoutes());
+  app.route("/api/Registry/par", registryRoutes());
+  app.route("/Registry/par", registryRoutes());
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
   app.notFound((c) => {
@@ -115,5 +120,5 @@ function noSuchEndpoint(method: string, path: string, apiVersion: string): strin
   if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
     return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
   }
-  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/processmonitor, /api/process and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
+  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/processmonitor, /api/process, /api/reference-metadata, /api/Registry/par (also /Registry/par) and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
 }

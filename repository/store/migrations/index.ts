@@ -4,6 +4,7 @@ import { writeSide } from "./002-write-side.js";
 import { operations } from "./003-operations.js";
 import { stemmedSearch } from "./004-stemmed-search.js";
 import { configEvents } from "./005-config-events.js";
+import { registry } from "./006-registry.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -17,7 +18,14 @@ export interface Migration {
   up(db: Db): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [initial, writeSide, operations, stemmedSearch, configEvents];
+export const MIGRATIONS: readonly Migration[] = [
+  initial,
+  writeSide,
+  operations,
+  stemmedSearch,
+  configEvents,
+  registry,
+];
 
 /** The schema version this program writes. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
