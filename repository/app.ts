@@ -6,16 +6,27 @@ import type { AppEnv, ServiceContext } from "./context.js";
 import type { Faults } from "./faults.js";
 import { allowedMethodsOf, appRoutes } from "./http/allowed-methods.js";
 import { accessTokenRoutes } from "./routes/accesstoken.js";
+import { adminRoutes } from "./routes/admin.js";
+import { adminMetadataRoutes } from "./routes/admin-metadata.js";
+import { administrationRoutes } from "./routes/administration.js";
+import { analyticsRoutes } from "./routes/analytics.js";
+import { authManagementRoutes } from "./routes/auth-management.js";
 import { contentRoutes } from "./routes/content.js";
+import { entitlementRoutes } from "./routes/entitlement.js";
 import { entityRoutes } from "./routes/entity.js";
 import { metadataRoutes } from "./routes/metadata.js";
+import { oaiPmhRoutes } from "./routes/oai-pmh.js";
 import { processRoutes } from "./routes/process.js";
 import { processMonitorRoutes } from "./routes/processmonitor.js";
 import { referenceMetadataRoutes } from "./routes/reference-metadata.js";
 import { registryRoutes } from "./routes/registry.js";
 import { reportRoutes } from "./routes/reports.js";
 import { s3Routes } from "./routes/s3.js";
+import { securityRoutes } from "./routes/security.js";
+import { settingsRoutes } from "./routes/settings.js";
+import { storageRoutes, storageSettingsRoutes } from "./routes/storage.js";
 import { userRoutes } from "./routes/user.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowRoutes } from "./routes/workflow.js";
 
 /** Largest request body accepted (413 above it); documented in the README. */
@@ -59,6 +70,8 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
 
   app.route("/api/accesstoken", accessTokenRoutes());
   app.route("/api/user", userRoutes());
+  app.route("/api/admin", adminRoutes());
+  app.route("/api/security", securityRoutes());
   app.route("/api/entity", entityRoutes(svc.apiVersion));
   app.route("/api/content", contentRoutes());
   app.route("/api/metadata", metadataRoutes());
@@ -67,9 +80,19 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/api/processmonitor", processMonitorRoutes());
   app.route("/api/reports", reportRoutes());
   app.route("/api/s3", s3Routes());
+  app.route("/api/admin", adminMetadataRoutes());
+  app.route("/api/admin", administrationRoutes());
+  app.route("/api/auth-management", authManagementRoutes());
+  app.route("/api/settings", settingsRoutes());
+  app.route("/api/analytics", analyticsRoutes());
+  app.route("/api/storage", storageRoutes());
+  app.route("/api/settings/storage", storageSettingsRoutes());
+  app.route("/api/entitlement", entitlementRoutes());
   app.route("/api/reference-metadata", referenceMetadataRoutes());
   app.route("/api/Registry/par", registryRoutes());
   app.route("/Registry/par", registryRoutes());
+  app.route("/api/webhook", webhookRoutes());
+  app.route("/OAI-PMH", oaiPmhRoutes());
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
   app.notFound((c) => {
@@ -120,5 +143,5 @@ function noSuchEndpoint(method: string, path: string, apiVersion: string): strin
   if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
     return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
   }
-  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/processmonitor, /api/process, /api/reference-metadata, /api/Registry/par (also /Registry/par) and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
+  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/admin, /api/security/tags, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/settings, /api/analytics, /api/storage, /api/settings/storage, /api/entitlement, /api/processmonitor, /api/process, /api/reference-metadata, /api/Registry/par (also /Registry/par), /api/auth-management, /api/webhook/subscriptions, /OAI-PMH and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
 }

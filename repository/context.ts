@@ -2,6 +2,7 @@ import type { ActionRunner } from "./jobs/runner.js";
 import type { Permissions, User } from "./store/auth.js";
 import type { ContentStore } from "./store/content-store.js";
 import type { Db } from "./store/db.js";
+import type { Webhooks } from "./webhooks/service.js";
 
 /** Everything a route needs from the running service, fixed at start-up. */
 export interface ServiceContext {
@@ -23,6 +24,8 @@ export interface ServiceContext {
   actions: ActionRunner;
   /** Largest content upload in bytes (new generation, new representation); unset = 4 GiB. */
   maxUploadBytes?: number;
+  /** Webhook settings and delivery worker (webhooks/service.ts); absent = defaults, no worker. */
+  webhooks?: Webhooks;
 }
 
 /** The authenticated caller, set by the token middleware. */

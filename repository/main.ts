@@ -15,6 +15,7 @@ export const REPOSITORY_USAGE = `Usage: preservation-mcp repository [options]
   --api-version X.Y     newest Entity API version served (default ${DEFAULT_API_VERSION})
   --session-lifetime M  maxSessionLifetimeMins (default 480)
   --latency MS          add MS milliseconds to every answer, like a service across a network (default 0)
+  --webhook-hosts H,H   hosts webhook receivers may be on besides loopback (default: loopback only)
   --<user>-password PW  demo user password (manager, curator, reader, guest, twofactor);
                         or PRESERVATION_DEMO_<USER>_PASSWORD
   -h, --help            this text
@@ -48,6 +49,22 @@ function parsePort(raw: string): number {
   return n;
 }
 
+/** "a.example,b.example" → host names; each a plain host (no scheme, path or port). */
+function parseHosts(raw: string): string[] {
+  const hosts = raw
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  for (const h of hosts) {
+    if (!/^(\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]*:[0-9a-fA-F:.]+|[A-Za-z0-9.-]+)$/.test(h)) {
+      throw new UsageError(
+        `--webhook-hosts takes host names separated by commas (no scheme, port or path), got "${h}"`,
+      );
+    }
+  }
+  return hosts;
+}
+
 export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const userNames = Object.keys(DEFAULT_DEMO_PASSWORDS) as (keyof DemoPasswords)[];
   let values: Record<string, string | boolean | undefined>;
@@ -63,6 +80,7 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
         "api-version": { type: "string", default: DEFAULT_API_VERSION },
         "session-lifetime": { type: "string", default: "480" },
         latency: { type: "string", default: "0" },
+        "webhook-hosts": { type: "string", default: "" },
         help: { type: "boolean", short: "h" },
         ...Object.fromEntries(userNames.map((u) => [`${u}-password`, { type: "string" as const }])),
       },
@@ -103,6 +121,7 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
     apiVersion,
     maxSessionLifetimeMins: sessionLifetime,
     passwords,
+    webhookHosts: parseHosts(String(values["webhook-hosts"])),
     ...(Number(latency) > 0 ? { faults: { latencyMs: Number(latency) } } : {}),
   });
   // A script may read the first line and close the pipe (`| head -1`): keep serving rather than die of EPIPE.

@@ -15,6 +15,8 @@ import { sweepUploads } from "./s3/multipart.js";
 import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords, seedUsersAndTags } from "./seed/users.js";
 import { ContentStore } from "./store/content-store.js";
 import { entityCount, openDatabase } from "./store/db.js";
+import { startWebhooks } from "./webhooks/service.js";
+import type { WebhookDeliveryOptions } from "./webhooks/settings.js";
 
 export type SeedChoice = "demo" | "none" | number;
 
@@ -36,6 +38,10 @@ export interface RepositoryOptions {
   actionConcurrency?: number;
   /** Largest content upload accepted, in bytes (default 4 GiB; see routes/entity-content-writes.ts). */
   maxUploadBytes?: number;
+  /** Hosts webhook receivers may be on besides loopback (the CLI's --webhook-hosts); see webhooks/settings.ts. */
+  webhookHosts?: readonly string[];
+  /** Webhook timing (timeout, back-off, attempts, poll interval): tests shorten it. */
+  webhookDelivery?: WebhookDeliveryOptions;
 }
 
 export interface RunningRepository {
@@ -122,6 +128,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   svc.actions.resumeInterrupted();
   sweepExports(svc); // export packages past their 7 days (export/files.ts)
   sweepUploads(dataDir, svc.now()); // S3 multipart uploads left unused for a day (s3/multipart.ts)
+  svc.webhooks = startWebhooks(db, opts.webhookHosts, opts.webhookDelivery); // queued deliveries resume
   const { port: boundPort } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
 
@@ -140,6 +147,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
       await svc.actions.close();
+      await svc.webhooks?.worker.close();
       db.close();
       if (temporary) rmSync(dataDir, { recursive: true, force: true });
     },

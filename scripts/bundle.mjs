@@ -6,26 +6,19 @@
  *
  * Steps: manifest.json must match the tool registry and package.json (scripts/manifest.mjs); a staging folder
  * gets the manifest, package.json, LICENSE, README and dist/{src,repository}, plus a copy of every package
- * `npm ls --omit=dev` lists (the production tree as installed: nothing compiles or downloads again); the
- * native binaries in it must support every platform the manifest claims; then `mcpb validate` and `mcpb pack`.
+ * `npm ls --omit=dev` lists (the production tree as installed: nothing compiles); libsql's prebuilt binary
+ * packages for every platform it publishes, fetched from the npm registry at the versions libsql pins (npm
+ * installed only this machine's; scripts/libsql-binaries.mjs); the native binaries staged must support every
+ * platform the manifest claims; then `mcpb validate` and `mcpb pack`.
  */
 import { execFileSync } from "node:child_process";
-import {
-  closeSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stageLibsqlBinaries } from "./libsql-binaries.mjs";
 import { loadRegistry, manifestDrift, readJson } from "./manifest.mjs";
+import { fileBinaryTarget } from "./native-binary.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const MCPB = join(ROOT, "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js");
@@ -33,18 +26,7 @@ const ALL_PLATFORMS = ["darwin", "linux", "win32"];
 
 /** Which operating system a native addon was built for, from its file header (ELF, Mach-O, PE). */
 export function binaryPlatform(file) {
-  const fd = openSync(file, "r");
-  const head = Buffer.alloc(4);
-  try {
-    readSync(fd, head, 0, 4, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (head.toString("latin1") === "\x7fELF") return "linux";
-  if (head.subarray(0, 2).toString("latin1") === "MZ") return "win32";
-  const magic = head.readUInt32BE(0);
-  if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(magic)) return "darwin";
-  return "unknown";
+  return fileBinaryTarget(file).platform;
 }
 
 function filesUnder(dir, keep) {
@@ -111,7 +93,9 @@ async function main(args) {
 
   const drift = manifestDrift(manifest, pkg, await loadRegistry());
   if (drift.length > 0) {
-    throw new Error(`manifest.json has drifted from the code (run npm run manifest):\n  ${drift.join("\n  ")}`);
+    throw new Error(
+      `manifest.json has drifted from the code (run npm run manifest):\n  ${drift.join("\n  ")}`,
+    );
   }
 
   const stage = mkdtempSync(join(tmpdir(), "pmcp-bundle-"));
@@ -147,11 +131,20 @@ async function main(args) {
       });
     }
 
+    // npm installed libsql's binary for this machine only; the bundle carries them all.
+    const libsql = stageLibsqlBinaries(join(stage, "node_modules"));
+    process.stderr.write(
+      `libsql binaries: ${libsql.map((p) => `${p.name.replace("@libsql/", "")} (${p.os}-${p.cpu})`).join(", ")}\n`,
+    );
+
     const engines = pkg.engines?.node ? `>=${pkg.engines.node.replace(/^>=\s*/, "")}` : ">=20";
     const truth = honestCompatibility(join(stage, "node_modules"), engines);
     const claimed = manifest.compatibility?.platforms ?? ALL_PLATFORMS;
     const unsupported = claimed.filter((p) => !truth.platforms.includes(p));
-    if (unsupported.length > 0 || (truth.abiTied && !/<\s*\d/.test(manifest.compatibility?.runtimes?.node ?? ""))) {
+    if (
+      unsupported.length > 0 ||
+      (truth.abiTied && !/<\s*\d/.test(manifest.compatibility?.runtimes?.node ?? ""))
+    ) {
       throw new Error(
         `manifest.json claims more than the bundle supports: its native addons (${truth.natives.join(", ")}) run on ${truth.platforms.join(", ") || "no platform"}` +
           `${truth.abiTied ? ` with Node ${truth.node}` : ""}; set compatibility to ${JSON.stringify({ platforms: truth.platforms, runtimes: { node: truth.node } })}`,

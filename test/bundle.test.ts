@@ -1,17 +1,30 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { getMcpConfigForManifest, type McpbManifestAny, unpackExtension } from "@anthropic-ai/mcpb";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import yauzl from "yauzl";
+import { libsqlPlatformPackages, platformPackageProblem } from "../scripts/libsql-binaries.mjs";
 import { manifestDrift } from "../scripts/manifest.mjs";
+import { type BinaryTarget, binaryTarget, fileBinaryTarget } from "../scripts/native-binary.mjs";
 import { ALL_TOOLS } from "../src/tools/index.js";
 
 /**
  * The MCP Bundle: manifest.json agrees with the code and passes `mcpb validate`; the packed .mcpb, unpacked
- * into an empty folder far from this checkout's node_modules, starts as a host starts it and answers.
+ * into an empty folder far from this checkout's node_modules, starts as a host starts it and answers; it
+ * carries libsql's SQLite binary for every platform it claims (fetched from the npm registry at bundle time,
+ * the tarballs cached in the OS temp folder between runs).
  */
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -74,14 +87,99 @@ describe("manifest.json", () => {
   });
 });
 
+/** Every entry of a zip by name, with its bytes (yauzl checks each entry's CRC as it reads). */
+async function readZip(file: string): Promise<Map<string, Buffer>> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: true, strictFileNames: true });
+  const entries = new Map<string, Buffer>();
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.fileName.endsWith("/")) continue;
+      const chunks: Buffer[] = [];
+      for await (const chunk of await zip.openReadStreamPromise(entry)) chunks.push(chunk as Buffer);
+      entries.set(entry.fileName, Buffer.concat(chunks));
+    }
+  } finally {
+    zip.close();
+  }
+  return entries;
+}
+
+describe("libsql's platform packages", () => {
+  const libsqlPackages = libsqlPlatformPackages(join(ROOT, "node_modules"));
+
+  it("include macOS, Windows and Linux for x64, and macOS and Linux for arm64", () => {
+    const names = libsqlPackages.map((p) => p.name);
+    for (const name of [
+      "darwin-x64",
+      "darwin-arm64",
+      "win32-x64-msvc",
+      "linux-x64-gnu",
+      "linux-arm64-musl",
+    ]) {
+      expect(names).toContain(`@libsql/${name}`);
+    }
+  });
+
+  it("a staged package whose binary is built for another platform than it declares is refused", () => {
+    const nodeModules = tempDir("pmcp-bundle-mismatch-");
+    const dir = join(nodeModules, "@libsql", "darwin-arm64");
+    mkdirSync(dir, { recursive: true });
+    // This machine's binary (ELF) under the macOS package's name: what a careless copy would stage.
+    const own = libsqlPackages.find((p) => existsSync(join(ROOT, "node_modules", p.name, "index.node")));
+    if (!own) throw new Error("npm installed no @libsql platform package here");
+    copyFileSync(join(ROOT, "node_modules", own.name, "index.node"), join(dir, "index.node"));
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ name: "@libsql/darwin-arm64", version: own.version, os: ["darwin"], cpu: ["arm64"] }),
+    );
+    const built = fileBinaryTarget(join(dir, "index.node"));
+    expect(platformPackageProblem(nodeModules, { name: "@libsql/darwin-arm64", version: own.version })).toBe(
+      `@libsql/darwin-arm64: declares darwin-arm64, its binary is built for ${built.platform}-${built.arch}`,
+    );
+  });
+});
+
 describe("the packed bundle", () => {
-  it("unpacked into an empty folder, starts as a host starts it, lists tools and answers a search", async () => {
-    const work = tempDir("pmcp-bundle-test-");
-    const file = join(work, "preservation-mcp.mcpb");
+  let file = "";
+  beforeAll(() => {
+    file = join(tempDir("pmcp-bundle-test-"), "preservation-mcp.mcpb");
     execFileSync(process.execPath, [join(ROOT, "scripts", "bundle.mjs"), "--out", file], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "pipe"],
     });
+  }, 150_000);
+
+  it("carries a libsql binary built for each platform it claims, one per package libsql pins", async () => {
+    const entries = await readZip(file);
+    const claimed = (JSON.parse(entries.get("manifest.json")?.toString() ?? "{}") as typeof manifest)
+      .compatibility.platforms as string[];
+    expect(claimed.sort()).toEqual(["darwin", "linux", "win32"]);
+
+    const built = new Map<string, BinaryTarget>();
+    for (const { name, version } of libsqlPlatformPackages(join(ROOT, "node_modules"))) {
+      const binary = entries.get(`node_modules/${name}/index.node`);
+      const json = entries.get(`node_modules/${name}/package.json`);
+      expect(binary, `${name} in the bundle`).toBeDefined();
+      const declared = JSON.parse(json?.toString() ?? "{}") as {
+        version: string;
+        os: string[];
+        cpu: string[];
+      };
+      expect(declared.version).toBe(version);
+      const target = binaryTarget(binary ?? Buffer.alloc(0));
+      // The loader picks the package by platform and arch: its binary must be built for exactly those.
+      expect(`${target.platform}-${target.arch}`, name).toBe(`${declared.os[0]}-${declared.cpu[0]}`);
+      built.set(name, target);
+    }
+    const platforms = new Set([...built.values()].map((t) => t.platform));
+    for (const platform of claimed) expect(platforms, platform).toContain(platform);
+    // What libsql's loader requires on the machines Claude Desktop runs on.
+    expect(built.get("@libsql/darwin-arm64")).toEqual({ platform: "darwin", arch: "arm64" });
+    expect(built.get("@libsql/darwin-x64")).toEqual({ platform: "darwin", arch: "x64" });
+    expect(built.get("@libsql/win32-x64-msvc")).toEqual({ platform: "win32", arch: "x64" });
+  });
+
+  it("unpacked into an empty folder, starts as a host starts it, lists tools and answers a search", async () => {
     const unpacked = tempDir("pmcp-bundle-unpacked-");
     expect(await unpackExtension({ mcpbPath: file, outputDir: unpacked, silent: true })).toBe(true);
     // Only production dependencies: no test or build tools travel in the bundle.

@@ -7,6 +7,7 @@ import type { AppEnv, ServiceContext } from "../context.js";
 import { sendMail } from "../outbox.js";
 import { flag, type Params, requestParams } from "../params.js";
 import { checkPassword, getUser, recordLogin, type User } from "../store/auth.js";
+import { authConfiguration } from "../store/system/read.js";
 import { issueToken, liveToken, revokeToken, type TokenRow } from "../store/tokens.js";
 import { verifyTotp } from "../totp.js";
 
@@ -49,10 +50,15 @@ function loginResult(user: User, row: TokenRow, includeUserDetails: boolean, pre
   return result;
 }
 
+/** The session lifetime in force: the Authentication Management API's setting, else the start-up option. */
+function sessionLifetimeMs(svc: ServiceContext): number {
+  return authConfiguration(svc.db, svc.maxSessionLifetimeMins).maxSessionLifetimeMins * 60_000;
+}
+
 function startSession(c: Context<AppEnv>, user: User, includeUserDetails: boolean) {
   const svc = c.get("svc");
   const now = svc.now();
-  const row = issueToken(svc.db, user.username, svc.tokenTtlMs, now);
+  const row = issueToken(svc.db, user.username, svc.tokenTtlMs, now, now, sessionLifetimeMs(svc));
   const previous = user.lastLogin;
   recordLogin(svc.db, user.username, new Date(now));
   return loginResult(user, row, includeUserDetails, previous);
@@ -135,6 +141,14 @@ function authenticate(c: Context<AppEnv>, p: Params): User | Response {
   return user;
 }
 
+/** Whether an unrevoked token belongs to a session past its lifetime (so the refresh says why it fails). */
+function sessionEnded(svc: ServiceContext, token: string, now: number, lifetimeMs: number): boolean {
+  const row = svc.db.prepare("SELECT session_start, revoked FROM tokens WHERE token = ?").get(token) as
+    | { session_start: number; revoked: number }
+    | undefined;
+  return row !== undefined && row.revoked === 0 && now - row.session_start >= lifetimeMs;
+}
+
 export function accessTokenRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -205,6 +219,10 @@ export function accessTokenRoutes(): Hono<AppEnv> {
     }
     const now = svc.now();
     const row = liveToken(svc.db, token, now);
+    const lifetimeMs = sessionLifetimeMs(svc);
+    if (!row && sessionEnded(svc, token, now, lifetimeMs)) {
+      return fail(c, "The session has reached its maximum lifetime (maxSessionLifetimeMins); log in again");
+    }
     if (!row) {
       return fail(
         c,
@@ -216,13 +234,13 @@ export function accessTokenRoutes(): Hono<AppEnv> {
     if (a.length !== b.length || !timingSafeEqual(a, b)) {
       return fail(c, "The refresh token does not belong to this access token");
     }
-    if (now - row.session_start >= svc.maxSessionLifetimeMins * 60_000) {
+    if (now - row.session_start >= lifetimeMs) {
       return fail(c, "The session has reached its maximum lifetime (maxSessionLifetimeMins); log in again");
     }
     const user = getUser(svc.db, row.username);
     if (!user?.enabled) return fail(c, "The account is disabled");
     revokeToken(svc.db, row.token);
-    const next = issueToken(svc.db, row.username, svc.tokenTtlMs, now, row.session_start);
+    const next = issueToken(svc.db, row.username, svc.tokenTtlMs, now, row.session_start, lifetimeMs);
     return c.json(loginResult(user, next, flag(p.get("includeUserDetails")), user.lastLogin));
   });
 

@@ -42,6 +42,7 @@ import { registerEntityIngestRoutes } from "./entity-ingest.js";
 import { registerEntityStructureRoutes } from "./entity-structure.js";
 import { registerEntityWriteRoutes } from "./entity-writes.js";
 import { registerRetentionRoutes } from "./retention.js";
+import { registerBitstreamStorageRoutes } from "./storage.js";
 
 /**
  * Entity API (XML). One sub-app holds every route; it is mounted twice, on `/vX.Y` (answers
@@ -58,6 +59,7 @@ export function entityRoutes(newest: string): Hono<AppEnv> {
 
   registerEntityReadRoutes(api);
   registerEntityFileRoutes(api);
+  registerBitstreamStorageRoutes(api);
   registerEntityEventRoutes(api);
   registerEntityWriteRoutes(api);
   registerEntityStructureRoutes(api);

@@ -3,6 +3,7 @@ import { Permission } from "../store/auth.js";
 import type { Db } from "../store/db.js";
 import type { EntityRow } from "../store/entities/write.js";
 import { prepared } from "../store/statements.js";
+import { cmisFields } from "../store/system/read.js";
 import { DC_ELEMENTS_NS, dublinCoreValues, OAI_DC_SCHEMA } from "./dublin-core.js";
 import { fileOf, thumbnailOf } from "./files.js";
 import { walkXml } from "./xml.js";
@@ -51,11 +52,47 @@ function history(db: Db, ref: string): { createdBy?: string; modifiedBy?: string
   return { createdBy: rows[0]?.username, modifiedBy: rows.at(-1)?.username };
 }
 
-function metadataGroups(db: Db, ref: string): MetadataGroup[] {
-  const fragments = prepared(
+interface Fragment {
+  schema_uri: string;
+  content: string;
+}
+
+function fragmentsOf(db: Db, ref: string): Fragment[] {
+  return prepared(
     db,
     "SELECT schema_uri, content FROM metadata_fragments WHERE entity_ref = ? ORDER BY id",
-  ).all(ref) as { schema_uri: string; content: string }[];
+  ).all(ref) as Fragment[];
+}
+
+/**
+ * The value of a field the CMIS transform names for Title or Description (Administration API,
+ * `/api/admin/cmis-transform`): `xip.*` is the entity's own, `oai_dc.<element>` the first Dublin Core value,
+ * `{namespace}localName` the first element of that name with text in any fragment. Undefined when the
+ * entity has none, so the caller shows the entity's own.
+ */
+function cmisValue(field: string, e: EntityRow, fragments: Fragment[]): string | undefined {
+  if (field === "xip.title") return e.title;
+  if (field === "xip.description") return e.description ?? "";
+  const dc = /^oai_dc\.(\w+)$/.exec(field);
+  const clark = /^\{(.+)\}([^}]+)$/.exec(field);
+  for (const f of fragments) {
+    if (dc) {
+      const v = dublinCoreValues(f.content).find((x) => x.name === dc[1]);
+      if (v) return v.value;
+    } else if (clark) {
+      let found: string | undefined;
+      walkXml(f.content, (el) => {
+        if (found === undefined && el.ns === clark[1] && el.localName === clark[2] && el.text.trim()) {
+          found = el.text.trim();
+        }
+      });
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+function metadataGroups(fragments: Fragment[]): MetadataGroup[] {
   const groups: MetadataGroup[] = [];
   for (const f of fragments) {
     const dc = dublinCoreValues(f.content);
@@ -84,13 +121,17 @@ export interface DetailsOptions {
 
 export function objectDetails(db: Db, e: EntityRow, opts: DetailsOptions): ObjectDetails {
   const id = `sdb:${e.type}|${e.ref}`;
+  const fragments = fragmentsOf(db, e.ref);
+  const fields = cmisFields(db);
+  const title = cmisValue(fields.titleField, e, fragments) ?? e.title;
+  const description = cmisValue(fields.descriptionField, e, fragments) ?? e.description ?? "";
   const props: NameValue[] = [];
   const prop = (name: string, value: string | undefined) => {
     if (value !== undefined) props.push({ name, value });
   };
   prop("cmis:objectId", id);
-  prop("cmis:name", e.title);
-  prop("cmis:description", e.description ?? "");
+  prop("cmis:name", title);
+  prop("cmis:description", description);
   prop("cmis:objectTypeId", e.type === "SO" ? "cmis:folder" : "cmis:document");
   if (e.parent_ref) {
     const parent = prepared(
@@ -141,9 +182,9 @@ export function objectDetails(db: Db, e: EntityRow, opts: DetailsOptions): Objec
 
   return {
     id,
-    name: e.title,
+    name: title,
     properties: props,
-    metadata: { title: e.title, description: e.description ?? "", groupOrItem: metadataGroups(db, e.ref) },
+    metadata: { title, description, groupOrItem: metadataGroups(fragments) },
     links,
   };
 }

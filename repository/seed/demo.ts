@@ -12,6 +12,7 @@ import {
   type EntityType,
   insertEntity,
 } from "../store/entities/write.js";
+import { seedAdminDemo } from "./admin.js";
 import { planOperations, writeOperations } from "./demo-operations.js";
 import {
   type AssetNode,
@@ -26,6 +27,8 @@ import {
 import { FORMATS, type FormatKey } from "./files.js";
 import { addDays, addSeconds, apiIdFrom, uuidFrom } from "./ids.js";
 import { ACCESSION_SCHEMA, accessionDocument, dcDocument, type LinkType, OAI_DC_SCHEMA } from "./metadata.js";
+import { seedSettings } from "./settings.js";
+import { seedStorage } from "./storage.js";
 
 /**
  * Turns the demo tree (seed/demo-tree.ts) into a plan with fixed refs, dates and events, and writes
@@ -538,6 +541,9 @@ export function seedDemo(db: Db, content: ContentStore, opts: { dataDir?: string
     const touch = db.prepare("UPDATE entities SET modified = ? WHERE ref = ?");
     for (const [ref, date] of PLAN.modified) touch.run(date, ref);
     writeOperations(db, opts.dataDir ?? null, OPERATIONS);
+    seedSettings(db, PLAN.refs);
+    seedStorage(db);
+    seedAdminDemo(db);
     // Every file's words were indexed above: a search has nothing to catch up (and writes nothing).
     markFileTextIndexed(db);
   })();

@@ -22,13 +22,15 @@ export function issueToken(
   ttlMs: number,
   now: number,
   sessionStart = now,
+  /** The session's maximum lifetime (maxSessionLifetimeMins): no token of it outlives the session. */
+  maxSessionMs = Number.POSITIVE_INFINITY,
 ): TokenRow {
   const row: TokenRow = {
     token: randomUUID(),
     refresh_token: randomUUID(),
     username,
     issued_at: now,
-    expires_at: now + ttlMs,
+    expires_at: Math.min(now + ttlMs, sessionStart + maxSessionMs),
     session_start: sessionStart,
     revoked: 0,
   };

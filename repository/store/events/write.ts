@@ -1,6 +1,7 @@
 import type { Db } from "../db.js";
 import { addEvent } from "../entities/write.js";
 import { prepared } from "../statements.js";
+import { enqueueWebhookEvents } from "../webhooks/write.js";
 
 /**
  * Every change to an entity leaves a trace readers rely on: an event with one action per entity
@@ -55,6 +56,7 @@ export function recordChange(db: Db, change: Change): string {
     })),
   });
   if (change.touch !== false) touchEntities(db, change.entityRefs, change.date);
+  enqueueWebhookEvents(db, ref, change.entityRefs, change.commandType); // subscribers hear of it (same transaction)
   return ref;
 }
 

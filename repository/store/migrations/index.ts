@@ -5,6 +5,11 @@ import { operations } from "./003-operations.js";
 import { stemmedSearch } from "./004-stemmed-search.js";
 import { configEvents } from "./005-config-events.js";
 import { registry } from "./006-registry.js";
+import { settings } from "./007-settings.js";
+import { system } from "./008-system.js";
+import { admin } from "./009-admin.js";
+import { storage } from "./010-storage.js";
+import { webhooks } from "./011-webhooks.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -25,6 +30,11 @@ export const MIGRATIONS: readonly Migration[] = [
   stemmedSearch,
   configEvents,
   registry,
+  settings,
+  system,
+  admin,
+  storage,
+  webhooks,
 ];
 
 /** The schema version this program writes. */

@@ -12,8 +12,9 @@ export function checkSqliteBinding(): void {
   } catch (err) {
     throw new Error(
       `The SQLite binding (libsql) has no prebuilt binary for ${process.platform}-${process.arch} here ` +
-        `(${err instanceof Error ? err.message.split("\n")[0] : String(err)}). Run a Node.js for x64 or, on Linux ` +
-        "and macOS, arm64, then reinstall (npm ci).",
+        `(${err instanceof Error ? err.message.split("\n")[0] : String(err)}). Only the embedded demo ` +
+        "repository needs it: set PRESERVATION_URL to a repository service, or run a Node.js for x64 (Windows on " +
+        "Arm runs it emulated) or, on Linux and macOS, arm64, and reinstall.",
     );
   }
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../db.js";
+import { enqueueWebhookEvents } from "../webhooks/write.js";
 
 /**
  * Writes of the folder tree: a new parent, a new security tag, and further actions on an event that
@@ -37,4 +38,5 @@ export function appendEventActions(
     "INSERT INTO event_actions (event_id, entity_ref, command_type, date, serialised_command) VALUES (?, ?, ?, ?, ?)",
   );
   for (const ref of refs) ins.run(event.id, ref, commandType, date, detail);
+  enqueueWebhookEvents(db, eventRef, refs, commandType); // subscribers hear of it (same transaction)
 }

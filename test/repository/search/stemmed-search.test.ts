@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { type EntityRow, insertEntity, reindexEntity } from "../../../repository/store/entities/write.js";
-import { MIGRATIONS, migrate, schemaVersion } from "../../../repository/store/migrations/index.js";
+import {
+  MIGRATIONS,
+  migrate,
+  SCHEMA_VERSION,
+  schemaVersion,
+} from "../../../repository/store/migrations/index.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
 
 /**
@@ -180,7 +185,7 @@ describe("migration 004", () => {
 
       const db = openDatabase(dir);
       try {
-        expect(schemaVersion(db)).toBe(4);
+        expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
         const sql = (
           db.prepare("SELECT sql FROM sqlite_master WHERE name = 'entity_fts'").get() as { sql: string }
         ).sql;

@@ -26,8 +26,12 @@ let reader: Api;
 const f = {} as { folder: string; asset: string; oldAsset: string; closedAsset: string };
 
 beforeAll(async () => {
-  // Tokens outlive the clock moves below (a few days).
-  repo = await startTestRepository({ now: () => clock, tokenTtlMs: 365 * DAY });
+  // Tokens and sessions outlive the clock moves below (a few days).
+  repo = await startTestRepository({
+    now: () => clock,
+    tokenTtlMs: 365 * DAY,
+    maxSessionLifetimeMins: 365 * 24 * 60,
+  });
   const db = repo.svc.db;
   f.folder = insertEntity(db, { type: "SO", title: "Records", securityTag: "open" }).ref;
   const asset = (title: string, securityTag: string, created: string) =>
