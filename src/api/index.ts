@@ -1,4 +1,5 @@
 import { ActionsApi } from "./actions.js";
+import { AdminApi } from "./admin.js";
 import { ContentApi } from "./content.js";
 import { EntityApi } from "./entity.js";
 import { EntityWriteApi } from "./entity-write.js";
@@ -7,6 +8,7 @@ import type { HttpClient } from "./http.js";
 import { IngestApi } from "./ingest.js";
 import { LifecycleApi } from "./lifecycle.js";
 import { MetadataCsvApi } from "./metadata-csv.js";
+import { OperationsApi } from "./operations.js";
 import { RetentionApi } from "./retention.js";
 import { StructureApi } from "./structure.js";
 
@@ -26,6 +28,8 @@ export function createServiceClient(http: HttpClient) {
     ingest: new IngestApi(http),
     export: new ExportApi(http),
     actions: new ActionsApi(http),
+    operations: new OperationsApi(http),
+    admin: new AdminApi(http),
   };
 }
 

@@ -20,6 +20,8 @@ export const CURATOR_ROLES = [
   "ROLE_SDB_ADMIN_USER",
 ] as const;
 export const MANAGER_ROLES = ["ROLE_SDB_MANAGER_USER", "ROLE_SDB_ADMIN_USER"] as const;
+/** System administration (users, storage adapters, authentication settings): administrators only. */
+export const ADMIN_ROLES = ["ROLE_SDB_ADMIN_USER"] as const;
 
 /** All four hints, always explicit: clients assume the worst for any hint left out. */
 export interface ToolHints {

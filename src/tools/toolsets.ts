@@ -66,6 +66,18 @@ export const TOOLSETS = {
     description: "Metadata edits from a CSV file: a dry run row by row, then apply as a job",
     defaultOn: false,
   },
+  operations: {
+    description: "What the repository is doing: processes and their failures, workflows, reports",
+    defaultOn: false,
+    instructions: "Reports and workflow starts run as jobs; follow them with `job_status`.",
+  },
+  admin: {
+    description:
+      "Administration: users, security tags and roles, storage and quota, entitlements, configuration history, authentication settings, migration policy, the format registry",
+    defaultOn: false,
+    instructions:
+      "Changes to users, storage, authentication or policy are confirmed first and written to the audit log.",
+  },
 } as const satisfies Record<string, ToolsetInfo>;
 
 export type Toolset = keyof typeof TOOLSETS;

@@ -41,7 +41,7 @@ describe("which tools a caller sees", () => {
       "session",
       "structure",
     ]);
-    expect(resolveToolsets(["all"]).size).toBe(10);
+    expect(resolveToolsets(["all"]).size).toBe(12);
     expect([...resolveToolsets(["default", "lifecycle"])]).toContain("lifecycle");
     expect(() => resolveToolsets(["discovry"])).toThrow(/unknown toolset "discovry".*discovery/);
   });
