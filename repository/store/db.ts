@@ -15,6 +15,10 @@ export function openDatabase(dataDir: string | null): Db {
   } else {
     mkdirSync(dataDir, { recursive: true });
     db = openSqlite(join(dataDir, "repository.sqlite"));
+    // First, before anything that takes a lock: a second process opening a new data directory while the
+    // first creates and seeds it waits (up to 2 minutes, as the migration and the seed do) instead of failing
+    // with "database is locked" on the very next pragma.
+    db.pragma("busy_timeout = 120000");
     // WAL: readers never block the writer, and a crash loses at most the last transaction.
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
