@@ -9,6 +9,7 @@ import { ConfirmationGuard, ConfirmationRequiredSchema, type Decision, planText 
 import { strictInput } from "./guards/strict-inputs.js";
 import { type Audience, changesRepository, isToolVisible } from "./guards/visibility.js";
 import { LocalPathError } from "./local/roots.js";
+import { registerPrompts } from "./prompts/index.js";
 import { registerResources } from "./resources/index.js";
 import { ChallengeRequired, type Session } from "./session.js";
 import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
@@ -64,7 +65,7 @@ interface LiveServer {
  */
 export function buildServer(deps: ServerDeps): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, resources: {}, completions: {} },
+    capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
     instructions: instructionsFor(deps.audience),
   });
   deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
@@ -74,6 +75,12 @@ export function buildServer(deps: ServerDeps): McpServer {
   syncTools(live, deps);
   deps.live.add(new WeakRef(live));
   registerResources(server, { entity: live.api.entity, content: live.api.content, log: deps.log });
+  registerPrompts(server, {
+    entity: live.api.entity,
+    content: live.api.content,
+    log: deps.log,
+    audience: deps.audience,
+  });
   return server;
 }
 

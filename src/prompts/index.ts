@@ -1,0 +1,29 @@
+import type { McpServer } from "@modelcontextprotocol/server";
+import collectionOverview from "./collection-overview.js";
+import curationReview from "./curation-review.js";
+import ingestChecklist from "./ingest-checklist.js";
+import type { PromptDefinition, PromptDeps } from "./types.js";
+import weeklyOperationsReport from "./weekly-operations-report.js";
+
+export type { PromptDeps } from "./types.js";
+
+/**
+ * Prompts that encode good practice: each names the real tools to call, with the arguments known, and
+ * fills in the folder's or asset's title from the service. The only list; prompts/list shows this order.
+ */
+export const ALL_PROMPTS: readonly PromptDefinition[] = [
+  collectionOverview,
+  curationReview,
+  ingestChecklist,
+  weeklyOperationsReport,
+] as readonly PromptDefinition[];
+
+export function registerPrompts(server: McpServer, deps: PromptDeps): void {
+  for (const p of ALL_PROMPTS) {
+    server.registerPrompt(
+      p.name,
+      { title: p.title, description: p.description, argsSchema: p.args(deps) },
+      (args, ctx) => p.messages(args, deps, ctx.mcpReq.signal),
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+
+/** What the admin tools share: bounds of their lists, role names as people read them, fingerprints. */
+
+/** Users read in detail (one request each) for an overview; the rest are named only. */
+export const MAX_USERS = 50;
+/** Lines of any list in a text answer. */
+export const MAX_LINES = 20;
+
+/** `ROLE_SDB_MANAGER_USER` and `SDB_MANAGER_USER` → `SDB_MANAGER_USER` (the Admin API's form). */
+export function roleName(role: string): string {
+  return role.replace(/^ROLE_/, "");
+}
+
+/** A digest of the state a plan depends on. */
+export function digest(...parts: unknown[]): string {
+  return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
+}
+
+/** "a, b, c and 4 more". */
+export function listed(items: readonly string[], max = MAX_LINES): string {
+  const shown = items.slice(0, max).join(", ");
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
+export function percent(n: number | null | undefined): string {
+  return n === null || n === undefined ? "" : `${Number.isInteger(n) ? n : n.toFixed(1)}%`;
+}
+
+export const userNameParam = z
+  .string()
+  .trim()
+  .min(1)
+  .max(256)
+  .regex(/^[^/\\?#\s]+$/, "a user name has no spaces, slashes, ? or #")
+  .describe("User name (often an e-mail address); list them with `users_and_access`");

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../../repository/server.js";
+import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
+import { expectHiddenFromCurator, FLAGS } from "./support.js";
+
+interface Rule {
+  id: string;
+  priority: number;
+  profile: string;
+  formats: string[];
+  scope: { ref: string; title: string | null }[];
+}
+interface Answer {
+  live: Rule[];
+  drafts: { id: string; name: string; status: string }[];
+  draft?: { name: string; rules: Rule[] };
+  impact?: {
+    job: string;
+    status: string;
+    assetsAffected: number;
+    filesAffected: number;
+    formats: { puid: string; action: string; assets: number }[];
+    largestFolders: { ref: string; title: string | null; assets: number }[];
+  };
+}
+
+describe.each(ERAS)("migration_policy (%s)", (era) => {
+  let repo: RunningRepository;
+  let mcp: McpHarness;
+
+  beforeAll(async () => {
+    repo = await startTestRepository({ seed: "demo" });
+    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await repo?.close();
+  });
+
+  it("lists the live rules by priority with the titles of what they cover, and the drafts", async () => {
+    const res = await mcp.raw("migration_policy", {});
+    expect(res.isError).toBeFalsy();
+    const a = res.structuredContent as unknown as Answer;
+    expect(a.live.map((r) => r.priority)).toEqual([1, 2, 3, 4]);
+    const photos = a.live.find((r) => r.id === "photographs");
+    expect(photos).toMatchObject({ profile: "Images to TIFF", formats: ["fmt/11 → fmt/353"] });
+    expect(photos?.scope[0]?.title).toBe("Photographs");
+    expect(a.drafts).toEqual([
+      expect.objectContaining({ name: "2026 review: PDF/A and TIFF for all content", status: "DRAFT" }),
+    ]);
+    expect(textOf(res)).toMatch(
+      /^Live migration rules \(4\), first match wins:\n1\. Closed correspondence stays as received — Retain as received \(fmt\/18 retained, /,
+    );
+    expect(textOf(res)).toMatch(
+      /Photographs — Images to TIFF \(fmt\/11 → fmt\/353\) on “Photographs” [0-9a-f-]{36}/,
+    );
+  });
+
+  it("computes a draft's impact as a job and summarises it: assets, formats, largest folders", async () => {
+    const res = await mcp.raw("migration_policy", {
+      draft: "2026 review: PDF/A and TIFF for all content",
+      impact: true,
+    });
+    expect(res.isError).toBeFalsy();
+    const a = res.structuredContent as unknown as Answer;
+    const i = a.impact;
+    expect(i?.status).toBe("COMPLETED");
+    expect(i?.job).toMatch(/^[0-9a-f-]{36}$/);
+    const migrated = i?.formats.filter((f) => f.action === "MIGRATE") ?? [];
+    expect(migrated.map((f) => f.puid).sort()).toEqual(["fmt/11", "fmt/141", "fmt/18"]);
+    // Every affected asset is counted under some folder (fewer than the lookup bound here).
+    expect(i?.largestFolders.length).toBeGreaterThan(0);
+    expect(i?.largestFolders[0]?.title).toBeTruthy();
+    const counts = i?.largestFolders.map((f) => f.assets) ?? [];
+    expect([...counts].sort((x, y) => y - x)).toEqual(counts);
+    const text = textOf(res);
+    expect(text).toMatch(
+      new RegExp(
+        `^Draft “2026 review: PDF/A and TIFF for all content” would migrate ${i?.assetsAffected} assets of \\d+ \\(${i?.filesAffected} files, [\\d,]+ bytes\\) in 3 formats\\. Job ${i?.job}\\.`,
+      ),
+    );
+    expect(text).toMatch(/Largest folders: “[^”]+” [0-9a-f-]{36} \(\d+\)/);
+    expect(a.draft?.rules.map((r) => r.id)).toEqual([
+      "closed-correspondence",
+      "oral-history",
+      "everything-else",
+    ]);
+  });
+
+  it("refuses an unknown draft naming the ones there are", async () => {
+    const res = await mcp.raw("migration_policy", { draft: "no such draft", impact: true });
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toMatch(/^No migration draft "no such draft"\. Drafts: “2026 review/);
+  });
+
+  it("is not listed for a curator, and refused if called anyway", async () => {
+    await expectHiddenFromCurator(repo, era, "migration_policy");
+  });
+});
