@@ -11,6 +11,7 @@ import { adminMetadataRoutes } from "./routes/admin-metadata.js";
 import { administrationRoutes } from "./routes/administration.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { authManagementRoutes } from "./routes/auth-management.js";
+import { cmisRoutes } from "./routes/cmis.js";
 import { contentRoutes } from "./routes/content.js";
 import { entitlementRoutes } from "./routes/entitlement.js";
 import { entityRoutes } from "./routes/entity.js";
@@ -93,6 +94,7 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   app.route("/Registry/par", registryRoutes());
   app.route("/api/webhook", webhookRoutes());
   app.route("/OAI-PMH", oaiPmhRoutes());
+  app.route("/api/cmis/atom", cmisRoutes());
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
   app.notFound((c) => {
@@ -143,5 +145,5 @@ function noSuchEndpoint(method: string, path: string, apiVersion: string): strin
   if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
     return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
   }
-  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/admin, /api/security/tags, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/settings, /api/analytics, /api/storage, /api/settings/storage, /api/entitlement, /api/processmonitor, /api/process, /api/reference-metadata, /api/Registry/par (also /Registry/par), /api/auth-management, /api/webhook/subscriptions, /OAI-PMH and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
+  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/admin, /api/security/tags, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/settings, /api/analytics, /api/storage, /api/settings/storage, /api/entitlement, /api/processmonitor, /api/process, /api/reference-metadata, /api/Registry/par (also /Registry/par), /api/auth-management, /api/webhook/subscriptions, /api/cmis/atom, /OAI-PMH and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
 }

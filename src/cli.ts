@@ -26,6 +26,7 @@ Environment only:
   PRESERVATION_MAX_SESSION_MINS  the service's session lifetime in minutes, default 480
   PRESERVATION_HTTP_TOKEN        bearer token HTTP clients must send (required with a non-loopback --host)
   PRESERVATION_CONFIRM_KEY       key sealing confirmation tokens, shared by servers behind one URL
+  PRESERVATION_HTTP_RATE         requests per HTTP client (20/s, 600/min, 5000/h or off), default 600/min
 
 Booleans accept true/false, 1/0, yes/no, on/off. An empty variable counts as unset.`;
 

@@ -26,10 +26,37 @@ export const MUST_BE: Record<string, string> = {
   PRESERVATION_MAX_SESSION_MINS: "must be a whole number of minutes, at least 1",
   PRESERVATION_TOOL_TIMEOUT_SECS: "must be a number of seconds between 1 and 600",
   PRESERVATION_HTTP_TOKEN: "must be at least 16 characters",
+  PRESERVATION_HTTP_RATE:
+    "must be requests per client as a whole number per second, minute or hour (such as 600/min), or off",
   PRESERVATION_INGEST_ROOTS: `must be absolute folder paths separated by "${delimiter}"`,
   PRESERVATION_CONFIRM_KEY: "must be at least 32 characters (e.g. `openssl rand -hex 32`)",
   PRESERVATION_AUDIT_LOG: "must be an absolute path to a file (JSON lines are appended)",
 };
+
+/** A per-client request rate: `requests` per `perMs` milliseconds, bursts of up to `requests` allowed. */
+export interface HttpRate {
+  requests: number;
+  perMs: number;
+}
+
+/**
+ * 600 a minute for each client: an assistant working hard makes a few calls a second, in bursts, so a person
+ * never meets it; a runaway script looping on a tool does, after a minute's worth of calls.
+ */
+export const DEFAULT_HTTP_RATE = "600/min";
+
+const RATE_UNITS: Record<string, number> = { s: 1000, sec: 1000, min: 60_000, h: 3_600_000, hour: 3_600_000 };
+
+/** `600/min`, `20/s`, `5000/h` or `off` (null); undefined when it is none of those. */
+export function parseRate(text: string): HttpRate | null | undefined {
+  const s = text.trim().toLowerCase();
+  if (s === "off") return null;
+  const m = s.match(/^(\d+)\s*\/\s*([a-z]+)$/);
+  const perMs = m?.[2] ? RATE_UNITS[m[2]] : undefined;
+  const requests = Number(m?.[1]);
+  if (!perMs || !Number.isSafeInteger(requests) || requests < 1) return undefined;
+  return { requests, perMs };
+}
 
 /** The spellings every boolean variable accepts, whatever the variable (any case, surrounding spaces ignored). */
 export const TRUE_WORDS = ["true", "1", "yes", "on"] as const;
@@ -98,6 +125,17 @@ export const ConfigSchema = z
       (n) => n >= 1 && n <= 600,
     ).default(45),
     PRESERVATION_HTTP_TOKEN: z.string().min(16, MUST_BE.PRESERVATION_HTTP_TOKEN).optional(),
+    PRESERVATION_HTTP_RATE: z
+      .string()
+      .default(DEFAULT_HTTP_RATE)
+      .transform((s, ctx) => {
+        const rate = parseRate(s);
+        if (rate === undefined) {
+          ctx.addIssue({ code: "custom", message: MUST_BE.PRESERVATION_HTTP_RATE });
+          return z.NEVER;
+        }
+        return rate;
+      }),
     PRESERVATION_INGEST_ROOTS: z
       .string()
       .transform((s) =>
@@ -139,7 +177,14 @@ export interface Config {
   maxSessionMins: number;
   /** The overall deadline of one tool call, in seconds (the error boundary in server.ts enforces it). */
   toolTimeoutSecs: number;
-  http: { enabled: boolean; host: string; port: number; token?: string };
+  http: {
+    enabled: boolean;
+    host: string;
+    port: number;
+    token?: string;
+    /** Requests each client may make over HTTP (a token bucket per client); null = no limit. */
+    rate: HttpRate | null;
+  };
   /** Local folders the ingest tools may read from; empty = no local ingest (the tools are not offered). */
   ingestRoots: string[];
   /**
@@ -272,7 +317,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(`--port must be 0-65535, got "${values.port}"`);
   }
   const host = String(values.host);
-  const http = { enabled: values.http === true, host, port, token: c.PRESERVATION_HTTP_TOKEN };
+  const http = {
+    enabled: values.http === true,
+    host,
+    port,
+    token: c.PRESERVATION_HTTP_TOKEN,
+    rate: c.PRESERVATION_HTTP_RATE,
+  };
   if (http.enabled && !isLoopback(host) && !http.token) {
     throw new ConfigError(
       `PRESERVATION_HTTP_TOKEN is required when --host is ${host} (not loopback): clients must send it as a bearer token`,

@@ -4,6 +4,7 @@ import { type Config, ConfigError, loadConfig } from "./config.js";
 import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
 import { createLogger } from "./log.js";
+import { sessionReadiness } from "./readiness.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, type ServerDeps } from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
@@ -136,7 +137,16 @@ export async function runMcpServer(argv: string[]): Promise<void> {
   let stopServing: () => Promise<void>;
   if (config.http.enabled) {
     // A port in use must not leave the embedded service and the session running behind an exited server.
-    const http = await serveOverHttp(factory, config.http, deps.log).catch(async (err: unknown) => {
+    const http = await serveOverHttp(
+      factory,
+      {
+        ...config.http,
+        readiness: sessionReadiness(deps.session),
+        // Every call has its answer by the tool deadline (the error boundary enforces it): wait that long.
+        drainMs: config.toolTimeoutSecs * 1000 + 1000,
+      },
+      deps.log,
+    ).catch(async (err: unknown) => {
       await runtime.close();
       throw err;
     });

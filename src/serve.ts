@@ -1,12 +1,15 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { createMcpHonoApp } from "@modelcontextprotocol/hono";
-import { createMcpHandler, type McpServer } from "@modelcontextprotocol/server";
+import { type HttpBindings, serve } from "@hono/node-server";
+import { hostHeaderValidation, originValidation } from "@modelcontextprotocol/hono";
+import { createMcpHandler, isJsonContentType, type McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import type { Context, Next } from "hono";
+import { type Context, Hono, type Next } from "hono";
 import type { Logger } from "pino";
-import { isLoopback } from "./config.js";
+import { type HttpRate, isLoopback } from "./config.js";
+import { RateLimiter } from "./rate-limit.js";
+import { MAX_BODY_BYTES, readBounded, topLevelId } from "./serve-body.js";
 
 /** The two transports, both fed by one era-agnostic server factory (2026-07-28 and 2025-11-25 clients). */
 
@@ -16,16 +19,41 @@ export function serveOverStdio(factory: () => McpServer, log: Logger): { close()
 
 export interface HttpServing {
   url: string;
+  /**
+   * Graceful: stops accepting connections, answers requests that arrive on open connections 503, waits for
+   * the requests in flight (at most `drainMs`), then closes every connection.
+   */
   close(): Promise<void>;
 }
+
+/** Whether the server can serve tool calls now (`/readyz`); the reason is for an operator, and holds no secret. */
+export type Readiness = { ready: true } | { ready: false; reason: string };
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  token?: string;
+  /** Requests per client (token bucket per bearer token, else per remote address); null or absent = none. */
+  rate?: HttpRate | null;
+  /** Asked by `/readyz`; absent = always ready. */
+  readiness?: () => Readiness;
+  /** How long `close()` waits for requests in flight (default 10 s). */
+  drainMs?: number;
+  /** The largest request body accepted on /mcp (default 4 MiB). */
+  maxBodyBytes?: number;
+}
+
+type Env = { Bindings: HttpBindings; Variables: { parsedBody: unknown } };
 
 /**
  * Streamable HTTP at /mcp, stateless. Host and Origin are validated for loopback binds (DNS rebinding);
  * a bearer token is required whenever one is configured (and config refuses non-loopback binds without one).
+ * Around /mcp: `/healthz` and `/readyz` for load balancers and orchestrators (no token needed, no
+ * configuration shown), a body size limit, a per-client rate limit, and a graceful close.
  */
 export async function serveOverHttp(
   factory: () => McpServer,
-  opts: { host: string; port: number; token?: string },
+  opts: HttpOptions,
   log: Logger,
 ): Promise<HttpServing> {
   const handler = createMcpHandler(factory, {
@@ -33,16 +61,35 @@ export async function serveOverHttp(
   });
   // `--host [::1]` is the URL spelling; the socket wants the bare address (and the SDK only recognises `::1`).
   const bindHost = opts.host.replace(/^\[(.*)\]$/, "$1");
+  let draining = false;
+  // Our own Hono app rather than createMcpHonoApp: that one parses the body before any middleware added to it
+  // can run, so its 413 cannot name the request's id, and it reads a body whose declared length is too large.
+  const app = new Hono<Env>();
   // On a loopback bind every loopback name is the same server, whichever address the socket has: a client
   // may say localhost, 127.0.0.1 or [::1] (URL hostnames keep IPv6 brackets). Explicit lists, so the check
   // cannot silently fall away for a spelling the SDK does not recognise as loopback.
-  const app = createMcpHonoApp(
-    isLoopback(bindHost)
-      ? { host: bindHost, allowedHosts: LOOPBACK_NAMES, allowedOrigins: LOOPBACK_NAMES }
-      : { host: bindHost },
-  );
+  if (isLoopback(bindHost)) {
+    app.use("*", hostHeaderValidation(LOOPBACK_NAMES));
+    app.use("*", originValidation(LOOPBACK_NAMES));
+  }
+  // Probes carry no token; the answers say up/ready and, when not ready, why in words holding no configuration.
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", (c) => {
+    const r: Readiness = draining
+      ? { ready: false, reason: "shutting down" }
+      : (opts.readiness?.() ?? { ready: true });
+    return r.ready ? c.json({ status: "ready" }) : c.json({ status: "not ready", reason: r.reason }, 503);
+  });
+  app.use("/mcp", async (c, next) => {
+    if (!draining) return next();
+    c.header("Connection", "close");
+    return jsonRpcError(c, 503, SHUTTING_DOWN_CODE, SHUTTING_DOWN, null, { "Retry-After": "1" });
+  });
+  app.use("/mcp", jsonBody(opts.maxBodyBytes ?? MAX_BODY_BYTES));
   if (opts.token) app.use("/mcp", bearerAuth(opts.token));
-  app.all("/mcp", (c: Context) => handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody") }));
+  if (opts.rate) app.use("/mcp", rateLimit(opts.rate));
+  app.all("/mcp", (c) => handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody") }));
+
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port, hostname: bindHost }, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) =>
@@ -55,15 +102,58 @@ export async function serveOverHttp(
       ),
     );
   });
+  const inFlight = trackInFlight(server as Server, () => draining);
   const { port } = server.address() as AddressInfo;
   const host = bindHost.includes(":") ? `[${bindHost}]` : bindHost;
   return {
     url: `http://${host}:${port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
+    async close() {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      const pending = inFlight.count();
+      if (pending > 0) log.info({ requests: pending }, "finishing requests in flight before stopping");
+      if (!(await inFlight.settled(opts.drainMs ?? DEFAULT_DRAIN_MS))) {
+        log.warn({ requests: inFlight.count() }, "stopping with requests still in flight (drain time over)");
+      }
+      (server as Server).closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+const DEFAULT_DRAIN_MS = 10_000;
+const SHUTTING_DOWN =
+  "The server is shutting down: send the request again (to another instance, if there is one)";
+
+/**
+ * Counts requests from arrival until their response is finished or abandoned: a streamed (SSE) answer
+ * counts until its last byte, which a Hono middleware, done once the Response object exists, would not see.
+ */
+function trackInFlight(server: Server, draining: () => boolean) {
+  let count = 0;
+  let idle: (() => void) | undefined;
+  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+    count++;
+    // Once draining, no connection is kept open for another request.
+    if (draining()) res.shouldKeepAlive = false;
+    res.once("close", () => {
+      count--;
+      if (count === 0) idle?.();
+    });
+  });
+  return {
+    count: () => count,
+    /** Resolves true once nothing is in flight, false when `ms` pass first. */
+    settled(ms: number): Promise<boolean> {
+      if (count === 0) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms);
+        idle = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    },
   };
 }
 
@@ -77,6 +167,22 @@ const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"];
  * negated. Clients act on the 401 status and WWW-Authenticate; the code only keeps the body well-formed.
  */
 export const UNAUTHORIZED_CODE = -401;
+/** The other refusals before the MCP server is reached follow the same rule: the HTTP status, negated. */
+export const TOO_LARGE_CODE = -413;
+export const RATE_LIMITED_CODE = -429;
+export const SHUTTING_DOWN_CODE = -503;
+
+/** A JSON-RPC error answered at the HTTP layer, with the refused request's id when it is known. */
+function jsonRpcError(
+  c: Context,
+  status: 400 | 401 | 413 | 429 | 503,
+  code: number,
+  message: string,
+  id: string | number | null,
+  headers: Record<string, string> = {},
+) {
+  return c.json({ jsonrpc: "2.0", error: { code, message }, id }, status, headers);
+}
 
 /** Fixed-length digests, so comparing takes the same time whatever the length of the token sent. */
 function digest(token: string): Buffer {
@@ -92,22 +198,79 @@ function requestId(body: unknown): string | number | null {
 
 function bearerAuth(expected: string) {
   const want = digest(expected);
-  return async (c: Context, next: Next) => {
-    const sent = c.req.header("authorization")?.match(/^Bearer\s+(.+)$/i)?.[1] ?? "";
-    if (!timingSafeEqual(digest(sent), want)) {
-      return c.json(
-        {
-          jsonrpc: "2.0",
-          error: {
-            code: UNAUTHORIZED_CODE,
-            message: "Unauthorized: send Authorization: Bearer <PRESERVATION_HTTP_TOKEN>",
-          },
-          id: requestId(c.get("parsedBody")),
-        },
+  return async (c: Context<Env>, next: Next) => {
+    if (!timingSafeEqual(digest(bearerOf(c)), want)) {
+      return jsonRpcError(
+        c,
         401,
+        UNAUTHORIZED_CODE,
+        "Unauthorized: send Authorization: Bearer <PRESERVATION_HTTP_TOKEN>",
+        requestId(c.get("parsedBody")),
         { "WWW-Authenticate": "Bearer" },
       );
     }
     await next();
   };
+}
+
+function bearerOf(c: Context): string {
+  return c.req.header("authorization")?.match(/^Bearer\s+(.+)$/i)?.[1] ?? "";
+}
+
+/**
+ * Reads a JSON POST body within the limit and hands it on parsed (as `parsedBody`, which the MCP handler
+ * takes instead of reading the body again). Other requests go on untouched: the handler refuses them itself.
+ */
+function jsonBody(limit: number) {
+  return async (c: Context<Env>, next: Next) => {
+    if (c.req.method !== "POST" || !isJsonContentType(c.req.header("content-type"))) return next();
+    const body = await readBounded(c.req.raw, limit);
+    if (body.tooLarge) {
+      c.header("Connection", "close");
+      return jsonRpcError(
+        c,
+        413,
+        TOO_LARGE_CODE,
+        `Request too large: this server accepts request bodies up to ${limit} bytes (${(limit / 1048576).toFixed(0)} MiB)`,
+        topLevelId(body.prefix),
+      );
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      return jsonRpcError(c, 400, -32700, "Parse error: the request body is not valid JSON", null);
+    }
+    c.set("parsedBody", parsed);
+    return next();
+  };
+}
+
+/**
+ * A token bucket per client: the bearer token's digest when one is sent (each token its own budget), else
+ * the remote address. X-Forwarded-For is not trusted: any client could set it to get a fresh budget.
+ */
+function rateLimit(rate: HttpRate) {
+  const limiter = new RateLimiter(rate);
+  const budget = `${rate.requests} requests a ${describePeriod(rate.perMs)}`;
+  return async (c: Context<Env>, next: Next) => {
+    const bearer = bearerOf(c);
+    const key = bearer
+      ? `token:${digest(bearer).toString("base64")}`
+      : `addr:${c.env?.incoming?.socket?.remoteAddress ?? "unknown"}`;
+    const verdict = limiter.take(key);
+    if (verdict.ok) return next();
+    return jsonRpcError(
+      c,
+      429,
+      RATE_LIMITED_CODE,
+      `Too many requests: each client may make ${budget}; try again in ${verdict.retryAfterSecs} s`,
+      requestId(c.get("parsedBody")),
+      { "Retry-After": String(verdict.retryAfterSecs) },
+    );
+  };
+}
+
+function describePeriod(ms: number): string {
+  return ms === 1000 ? "second" : ms === 60_000 ? "minute" : ms === 3_600_000 ? "hour" : `${ms / 1000} s`;
 }

@@ -35,6 +35,7 @@ const BAD: Record<string, string | undefined> = {
   PRESERVATION_MAX_SESSION_MINS: "abc",
   PRESERVATION_TOOL_TIMEOUT_SECS: "soon",
   PRESERVATION_HTTP_TOKEN: "short",
+  PRESERVATION_HTTP_RATE: "lots",
   PRESERVATION_INGEST_ROOTS: "relative",
   PRESERVATION_CONFIRM_KEY: "short",
   PRESERVATION_AUDIT_LOG: "audit.jsonl",

@@ -395,7 +395,9 @@ export function resolveServiceTarget(
   if (u.origin !== base.origin) throw refuse("another scheme, host or port");
   if (u.username || u.password) throw refuse("it carries credentials");
   if (ENCODED_SEPARATOR.test(u.pathname)) throw refuse("its path holds an encoded slash or dot");
-  if (!u.pathname.startsWith(apiRoot)) throw refuse("outside the service's API");
+  // The Workflow API lives at {basePath}/sdb/rest/ on the real service (pyPreservica's workflow client).
+  if (!u.pathname.startsWith(apiRoot) && !u.pathname.startsWith(`${base.basePath}/sdb/rest/`))
+    throw refuse("outside the service's API");
   const path = u.pathname + u.search;
   return { path, url: u.origin + path };
 }
