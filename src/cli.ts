@@ -27,6 +27,9 @@ Environment only:
   PRESERVATION_HTTP_TOKEN        bearer token HTTP clients must send (required with a non-loopback --host)
   PRESERVATION_CONFIRM_KEY       key sealing confirmation tokens, shared by servers behind one URL
   PRESERVATION_HTTP_RATE         requests per HTTP client (20/s, 600/min, 5000/h or off), default 600/min
+  PRESERVATION_OAUTH_ISSUER      accept OAuth access tokens (JWT) from this authorization server over HTTP
+  PRESERVATION_OAUTH_JWKS_URL    the issuer's signing keys (JWKS); https, or http on loopback
+  PRESERVATION_OAUTH_AUDIENCE    the aud tokens must carry, default this server's /mcp URL
 
 Booleans accept true/false, 1/0, yes/no, on/off. An empty variable counts as unset.`;
 
@@ -41,7 +44,7 @@ const usage = (
 
 HTTP options:
   --http                 serve MCP over Streamable HTTP instead of stdio
-  --host HOST            address to bind, default 127.0.0.1 (elsewhere PRESERVATION_HTTP_TOKEN is required)
+  --host HOST            address to bind, default 127.0.0.1 (elsewhere a token or OAuth is required)
   --port PORT            port, default 3000; 0 picks a free one
 
 ${MCP_OPTIONS}

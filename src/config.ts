@@ -31,7 +31,26 @@ export const MUST_BE: Record<string, string> = {
   PRESERVATION_INGEST_ROOTS: `must be absolute folder paths separated by "${delimiter}"`,
   PRESERVATION_CONFIRM_KEY: "must be at least 32 characters (e.g. `openssl rand -hex 32`)",
   PRESERVATION_AUDIT_LOG: "must be an absolute path to a file (JSON lines are appended)",
+  PRESERVATION_OAUTH_ISSUER:
+    "must be the authorization server's issuer URL, https (http only on loopback), such as https://login.example.org",
+  PRESERVATION_OAUTH_JWKS_URL:
+    "must be the URL of the authorization server's signing keys (JWKS), https (http only on loopback)",
+  PRESERVATION_OAUTH_AUDIENCE:
+    "must be the URL clients use to reach this server's /mcp endpoint, such as https://mcp.example.org/mcp",
 };
+
+/** https anywhere; plain http only to this machine (a key or issuer fetched in the clear could be forged). */
+function httpsOrLoopback(text: string): boolean {
+  try {
+    const u = new URL(text);
+    if (u.username || u.password) return false;
+    return u.protocol === "https:" || (u.protocol === "http:" && isLoopback(u.hostname));
+  } catch {
+    return false;
+  }
+}
+
+const oauthUrl = (name: string) => z.string().trim().refine(httpsOrLoopback, MUST_BE[name]);
 
 /** A per-client request rate: `requests` per `perMs` milliseconds, bursts of up to `requests` allowed. */
 export interface HttpRate {
@@ -151,6 +170,20 @@ export const ConfigSchema = z
       .string()
       .refine((p) => isAbsolute(p), MUST_BE.PRESERVATION_AUDIT_LOG)
       .optional(),
+    PRESERVATION_OAUTH_ISSUER: oauthUrl("PRESERVATION_OAUTH_ISSUER").optional(),
+    PRESERVATION_OAUTH_JWKS_URL: oauthUrl("PRESERVATION_OAUTH_JWKS_URL").optional(),
+    PRESERVATION_OAUTH_AUDIENCE: z
+      .string()
+      .trim()
+      .refine((u) => {
+        try {
+          const url = new URL(u);
+          return (url.protocol === "https:" || url.protocol === "http:") && !url.hash;
+        } catch {
+          return false;
+        }
+      }, MUST_BE.PRESERVATION_OAUTH_AUDIENCE)
+      .optional(),
   })
   .superRefine((c, ctx) => {
     if (c.PRESERVATION_URL && (!c.PRESERVATION_USERNAME || !c.PRESERVATION_PASSWORD)) {
@@ -159,6 +192,24 @@ export const ConfigSchema = z
         path: [c.PRESERVATION_USERNAME ? "PRESERVATION_PASSWORD" : "PRESERVATION_USERNAME"],
         message: "is required when PRESERVATION_URL is set",
       });
+    }
+    // The issuer names who signs tokens; the keys are how to check them: one without the other is a mistake.
+    if (c.PRESERVATION_OAUTH_ISSUER && !c.PRESERVATION_OAUTH_JWKS_URL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["PRESERVATION_OAUTH_JWKS_URL"],
+        message:
+          "is required when PRESERVATION_OAUTH_ISSUER is set: the URL of the issuer's signing keys (its jwks_uri)",
+      });
+    }
+    for (const key of ["PRESERVATION_OAUTH_JWKS_URL", "PRESERVATION_OAUTH_AUDIENCE"] as const) {
+      if (c[key] && !c.PRESERVATION_OAUTH_ISSUER) {
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: "needs PRESERVATION_OAUTH_ISSUER too: the authorization server whose tokens are accepted",
+        });
+      }
     }
   });
 
@@ -184,6 +235,8 @@ export interface Config {
     token?: string;
     /** Requests each client may make over HTTP (a token bucket per client); null = no limit. */
     rate: HttpRate | null;
+    /** OAuth 2.1 client authentication (JWT access tokens from this issuer); unset = none. */
+    oauth?: { issuer: string; jwksUrl: string; audience?: string };
   };
   /** Local folders the ingest tools may read from; empty = no local ingest (the tools are not offered). */
   ingestRoots: string[];
@@ -317,16 +370,31 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     throw new ConfigError(`--port must be 0-65535, got "${values.port}"`);
   }
   const host = String(values.host);
+  const oauth =
+    c.PRESERVATION_OAUTH_ISSUER && c.PRESERVATION_OAUTH_JWKS_URL
+      ? {
+          issuer: c.PRESERVATION_OAUTH_ISSUER,
+          jwksUrl: c.PRESERVATION_OAUTH_JWKS_URL,
+          ...(c.PRESERVATION_OAUTH_AUDIENCE ? { audience: c.PRESERVATION_OAUTH_AUDIENCE } : {}),
+        }
+      : undefined;
   const http = {
     enabled: values.http === true,
     host,
     port,
     token: c.PRESERVATION_HTTP_TOKEN,
     rate: c.PRESERVATION_HTTP_RATE,
+    ...(oauth ? { oauth } : {}),
   };
-  if (http.enabled && !isLoopback(host) && !http.token) {
+  if (http.enabled && !isLoopback(host) && !http.token && !oauth) {
     throw new ConfigError(
-      `PRESERVATION_HTTP_TOKEN is required when --host is ${host} (not loopback): clients must send it as a bearer token`,
+      `PRESERVATION_HTTP_TOKEN or PRESERVATION_OAUTH_ISSUER is required when --host is ${host} (not loopback): clients must authenticate with a bearer token or an OAuth access token`,
+    );
+  }
+  // Bound to every address, the server's own URL names none a client uses: tokens' audience must be given.
+  if (http.enabled && oauth && !oauth.audience && isWildcard(host)) {
+    throw new ConfigError(
+      `PRESERVATION_OAUTH_AUDIENCE is required when --host is ${host}: set it to the URL clients use to reach /mcp (such as https://mcp.example.org/mcp), the audience their access tokens are issued for`,
     );
   }
   return {
@@ -356,6 +424,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
 export function configErrorMessage(name: string, key: string, message: string | undefined): string {
   const ours = message && !/^(Invalid|Too (small|big)|Expected|Unrecognized)\b/i.test(message);
   return `${name} ${(ours ? message : MUST_BE[key]) ?? "is not valid"}`;
+}
+
+function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::" || host === "[::]";
 }
 
 export function isLoopback(host: string): boolean {

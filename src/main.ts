@@ -1,12 +1,14 @@
 import { join } from "node:path";
+import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isServiceError } from "./api/errors.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
 import { createLogger } from "./log.js";
+import { canWrite } from "./oauth/resource-server.js";
 import { sessionReadiness } from "./readiness.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
-import { buildServer, type ServerDeps } from "./server.js";
+import { buildServer, readOnlyDeps, type ServerDeps } from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
@@ -133,7 +135,9 @@ function stdioGreeting(runtime: Runtime): string {
 export async function runMcpServer(argv: string[]): Promise<void> {
   const runtime = await prepareRuntime(argv);
   const { config, deps } = runtime;
-  const factory = () => buildServer(deps);
+  // Over HTTP with OAuth, a token without the write scope gets the read-only tool list.
+  const factory = (ctx?: { authInfo?: AuthInfo }) =>
+    buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(deps) : deps);
   let stopServing: () => Promise<void>;
   if (config.http.enabled) {
     // A port in use must not leave the embedded service and the session running behind an exited server.

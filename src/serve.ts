@@ -3,11 +3,26 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type HttpBindings, serve } from "@hono/node-server";
 import { hostHeaderValidation, originValidation } from "@modelcontextprotocol/hono";
-import { createMcpHandler, isJsonContentType, type McpServer } from "@modelcontextprotocol/server";
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isJsonContentType,
+  type McpServer,
+} from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Context, Hono, type Next } from "hono";
 import type { Logger } from "pino";
 import { type HttpRate, isLoopback } from "./config.js";
+import {
+  hasAnyScope,
+  InvalidToken,
+  KeysUnavailable,
+  metadataUrlFor,
+  type OAuthSettings,
+  protectedResourceMetadata,
+  READ_SCOPE,
+  TokenVerifier,
+} from "./oauth/resource-server.js";
 import { RateLimiter } from "./rate-limit.js";
 import { MAX_BODY_BYTES, readBounded, topLevelId } from "./serve-body.js";
 
@@ -41,9 +56,14 @@ export interface HttpOptions {
   drainMs?: number;
   /** The largest request body accepted on /mcp (default 4 MiB). */
   maxBodyBytes?: number;
+  /** OAuth 2.1 resource server: JWT access tokens from this issuer (the static token, if set, still works). */
+  oauth?: OAuthSettings;
 }
 
-type Env = { Bindings: HttpBindings; Variables: { parsedBody: unknown } };
+/** What the MCP server factory learns of the request: the verified OAuth token, when there is one. */
+export type HttpServerFactory = (ctx: { authInfo?: AuthInfo }) => McpServer;
+
+type Env = { Bindings: HttpBindings; Variables: { parsedBody: unknown; authInfo?: AuthInfo } };
 
 /**
  * Streamable HTTP at /mcp, stateless. Host and Origin are validated for loopback binds (DNS rebinding);
@@ -52,7 +72,7 @@ type Env = { Bindings: HttpBindings; Variables: { parsedBody: unknown } };
  * configuration shown), a body size limit, a per-client rate limit, and a graceful close.
  */
 export async function serveOverHttp(
-  factory: () => McpServer,
+  factory: HttpServerFactory,
   opts: HttpOptions,
   log: Logger,
 ): Promise<HttpServing> {
@@ -85,10 +105,30 @@ export async function serveOverHttp(
     c.header("Connection", "close");
     return jsonRpcError(c, 503, SHUTTING_DOWN_CODE, SHUTTING_DOWN, null, { "Retry-After": "1" });
   });
+  // The resource identifier tokens must be issued for: the configured audience, else this server's own
+  // /mcp URL, known once the socket is bound (no request arrives before that).
+  let resource = opts.oauth?.audience ?? "";
+  if (opts.oauth) {
+    const { issuer } = opts.oauth;
+    // RFC 9728: at the well-known path, and with the resource's path appended (where clients look first).
+    const metadata = (c: Context<Env>) =>
+      c.json(protectedResourceMetadata(resource, issuer), 200, { "Cache-Control": "max-age=300" });
+    app.get("/.well-known/oauth-protected-resource", metadata);
+    app.get("/.well-known/oauth-protected-resource/*", metadata);
+  }
   app.use("/mcp", jsonBody(opts.maxBodyBytes ?? MAX_BODY_BYTES));
-  if (opts.token) app.use("/mcp", bearerAuth(opts.token));
+  if (opts.oauth) {
+    const verifier = new TokenVerifier(opts.oauth, () => resource);
+    app.use(
+      "/mcp",
+      oauthAuth(verifier, opts.token, () => resource, log),
+    );
+  } else if (opts.token) app.use("/mcp", bearerAuth(opts.token));
   if (opts.rate) app.use("/mcp", rateLimit(opts.rate));
-  app.all("/mcp", (c) => handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody") }));
+  app.all("/mcp", (c) => {
+    const authInfo = c.get("authInfo");
+    return handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody"), ...(authInfo ? { authInfo } : {}) });
+  });
 
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port, hostname: bindHost }, () => resolve(s));
@@ -105,8 +145,10 @@ export async function serveOverHttp(
   const inFlight = trackInFlight(server as Server, () => draining);
   const { port } = server.address() as AddressInfo;
   const host = bindHost.includes(":") ? `[${bindHost}]` : bindHost;
+  const url = `http://${host}:${port}/mcp`;
+  resource ||= url;
   return {
-    url: `http://${host}:${port}/mcp`,
+    url,
     async close() {
       draining = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -170,12 +212,13 @@ export const UNAUTHORIZED_CODE = -401;
 /** The other refusals before the MCP server is reached follow the same rule: the HTTP status, negated. */
 export const TOO_LARGE_CODE = -413;
 export const RATE_LIMITED_CODE = -429;
+export const FORBIDDEN_CODE = -403;
 export const SHUTTING_DOWN_CODE = -503;
 
 /** A JSON-RPC error answered at the HTTP layer, with the refused request's id when it is known. */
 function jsonRpcError(
   c: Context,
-  status: 400 | 401 | 413 | 429 | 503,
+  status: 400 | 401 | 403 | 413 | 429 | 503,
   code: number,
   message: string,
   id: string | number | null,
@@ -211,6 +254,79 @@ function bearerAuth(expected: string) {
     }
     await next();
   };
+}
+
+/**
+ * OAuth: a JWT access token from the configured issuer, for this resource, with one of this server's scopes
+ * (the static token, when also configured, is accepted as well). Every refusal carries the challenge RFC 9728
+ * and the MCP authorization specification ask for: `WWW-Authenticate: Bearer resource_metadata="…"`, from
+ * which a client finds the authorization server. The verified token reaches the MCP handler as `authInfo`,
+ * without the token itself.
+ */
+function oauthAuth(
+  verifier: TokenVerifier,
+  staticToken: string | undefined,
+  resource: () => string,
+  log: Logger,
+) {
+  const want = staticToken ? digest(staticToken) : undefined;
+  return async (c: Context<Env>, next: Next) => {
+    const id = requestId(c.get("parsedBody"));
+    const challenge = (params: Record<string, string>) =>
+      `Bearer ${Object.entries({ ...params, resource_metadata: metadataUrlFor(resource()) })
+        .map(([k, v]) => `${k}="${headerSafe(v)}"`)
+        .join(", ")}`;
+    const bearer = bearerOf(c);
+    if (!bearer) {
+      return jsonRpcError(
+        c,
+        401,
+        UNAUTHORIZED_CODE,
+        "Unauthorized: send Authorization: Bearer <access token> from the authorization server named in this server's OAuth metadata",
+        id,
+        { "WWW-Authenticate": challenge({}) },
+      );
+    }
+    if (want && timingSafeEqual(digest(bearer), want)) return next();
+    try {
+      const auth = await verifier.verify(bearer);
+      if (!hasAnyScope(auth)) {
+        const reason = `the access token has neither ${READ_SCOPE} nor preservation:write scope`;
+        return jsonRpcError(c, 403, FORBIDDEN_CODE, `Forbidden: ${reason}`, id, {
+          "WWW-Authenticate": challenge({
+            error: "insufficient_scope",
+            scope: READ_SCOPE,
+            error_description: reason,
+          }),
+        });
+      }
+      c.set("authInfo", auth);
+      return next();
+    } catch (err) {
+      if (err instanceof InvalidToken) {
+        return jsonRpcError(c, 401, UNAUTHORIZED_CODE, `Unauthorized: ${err.message}`, id, {
+          "WWW-Authenticate": challenge({ error: "invalid_token", error_description: err.message }),
+        });
+      }
+      if (err instanceof KeysUnavailable) {
+        log.warn({ err: err.message }, "cannot verify access tokens");
+        return jsonRpcError(
+          c,
+          503,
+          SHUTTING_DOWN_CODE,
+          "Access tokens cannot be checked now: the authorization server's signing keys could not be fetched; try again shortly",
+          id,
+          { "Retry-After": "5" },
+        );
+      }
+      throw err;
+    }
+  };
+}
+
+/** A quoted-string value of WWW-Authenticate as RFC 6750 allows it (printable ASCII, no quote or backslash). */
+function headerSafe(text: string): string {
+  return text.replace(/[^\x20-\x7e]|["\\]/g, "'");
 }
 
 function bearerOf(c: Context): string {

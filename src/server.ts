@@ -84,6 +84,31 @@ export function buildServer(deps: ServerDeps): McpServer {
   return server;
 }
 
+/**
+ * The same server as seen by a caller limited to reading (an OAuth token with only the read scope): one
+ * session, one confirmation key, one audit log; the roles are read from and written to the shared audience,
+ * so a sign-in finished through either view is known to both.
+ */
+export function readOnlyDeps(deps: ServerDeps): ServerDeps {
+  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
+  deps.audit ??= new AuditLog(deps.config.auditLog);
+  const shared = deps.audience;
+  const audience: Audience = {
+    readOnly: true,
+    toolsets: shared.toolsets,
+    features: shared.features,
+    get roles() {
+      return shared.roles;
+    },
+    set roles(roles) {
+      shared.roles = roles;
+    },
+  };
+  // Its own set of live servers: a change of roles re-syncs them with this (read-only) audience, and the
+  // full audience's re-sync never reaches them.
+  return { ...deps, audience, live: new Set() };
+}
+
 /** Registers the tools the audience may now see and removes the others (each change tells the client). */
 function syncTools(live: LiveServer, deps: ServerDeps): void {
   for (const tool of ALL_TOOLS) {

@@ -39,6 +39,9 @@ const BAD: Record<string, string | undefined> = {
   PRESERVATION_INGEST_ROOTS: "relative",
   PRESERVATION_CONFIRM_KEY: "short",
   PRESERVATION_AUDIT_LOG: "audit.jsonl",
+  PRESERVATION_OAUTH_ISSUER: "http://login.example.org",
+  PRESERVATION_OAUTH_JWKS_URL: "ftp://login.example.org/keys",
+  PRESERVATION_OAUTH_AUDIENCE: "mcp.example.org",
 };
 
 /** zod's own wording, for programmers: never what a person reads. */
