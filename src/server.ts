@@ -68,12 +68,9 @@ export function buildServer(deps: ServerDeps): McpServer {
     capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
     instructions: instructionsFor(deps.audience),
   });
-  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
-  deps.audit ??= new AuditLog(deps.config.auditLog);
-  deps.live ??= new Set();
   const live: LiveServer = { server, registered: new Map(), api: createServiceClient(deps.session.http) };
   syncTools(live, deps);
-  deps.live.add(new WeakRef(live));
+  track(deps, live);
   registerResources(server, { entity: live.api.entity, content: live.api.content, log: deps.log });
   registerPrompts(server, {
     entity: live.api.entity,
@@ -90,8 +87,7 @@ export function buildServer(deps: ServerDeps): McpServer {
  * so a sign-in finished through either view is known to both.
  */
 export function readOnlyDeps(deps: ServerDeps): ServerDeps {
-  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
-  deps.audit ??= new AuditLog(deps.config.auditLog);
+  guardsOf(deps);
   const shared = deps.audience;
   const audience: Audience = {
     readOnly: true,
@@ -109,16 +105,33 @@ export function readOnlyDeps(deps: ServerDeps): ServerDeps {
   return { ...deps, audience, live: new Set() };
 }
 
+/** The process's confirmation guard and audit log, made on first use and shared by every server instance. */
+function guardsOf(deps: ServerDeps): { confirm: ConfirmationGuard; audit: AuditLog } {
+  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
+  deps.audit ??= new AuditLog(deps.config.auditLog);
+  return { confirm: deps.confirm, audit: deps.audit };
+}
+
+/**
+ * Remembers a server instance for re-syncing its tool list. Over HTTP every request builds one, so the
+ * references to instances already collected are swept as new ones arrive: the set stays the size of the live
+ * ones instead of growing with every request.
+ */
+const SWEEP_AT = 64;
+function track(deps: ServerDeps, live: LiveServer): void {
+  deps.live ??= new Set();
+  if (deps.live.size >= SWEEP_AT) for (const ref of deps.live) if (!ref.deref()) deps.live.delete(ref);
+  deps.live.add(new WeakRef(live));
+}
+
 /** Registers the tools the audience may now see and removes the others (each change tells the client). */
 function syncTools(live: LiveServer, deps: ServerDeps): void {
+  const guards = guardsOf(deps);
   for (const tool of ALL_TOOLS) {
     const visible = isToolVisible(tool, deps.audience);
     const current = live.registered.get(tool.name);
     if (visible && !current) {
-      deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
-      deps.audit ??= new AuditLog(deps.config.auditLog);
-      const guards = { confirm: deps.confirm, audit: deps.audit };
-      live.registered.set(tool.name, registerTool(live.server, tool, { ...deps, api: live.api, ...guards }));
+      live.registered.set(tool.name, registerTool(live.server, tool, deps, { api: live.api, ...guards }));
     } else if (!visible && current) {
       current.remove();
       live.registered.delete(tool.name);
@@ -176,7 +189,10 @@ function registeredSchemas(tool: AnyTool): { input: z.ZodObject; output: z.ZodOb
 function registerTool(
   server: McpServer,
   tool: AnyTool,
-  deps: ServerDeps & { api: ServiceClient; confirm: ConfirmationGuard; audit: AuditLog },
+  // The shared deps object itself, never a copy: a copy made before `live` was set would miss the instances
+  // a later change of roles must re-sync.
+  deps: ServerDeps,
+  { api, confirm, audit: auditLog }: { api: ServiceClient; confirm: ConfirmationGuard; audit: AuditLog },
 ): RegisteredTool {
   const schemas = registeredSchemas(tool);
   const writes = changesRepository(tool);
@@ -201,9 +217,9 @@ function registerTool(
         ctx.mcpReq.signal,
       );
       const toolCtx: ToolContext = {
-        api: deps.api,
-        entity: deps.api.entity,
-        content: deps.api.content,
+        api,
+        entity: api.entity,
+        content: api.content,
         session: deps.session,
         config: deps.config,
         log: deps.log,
@@ -228,7 +244,7 @@ function registerTool(
         targets: TargetRef[],
         extra: { message?: string; job?: string } = {},
       ) =>
-        deps.audit.record({
+        auditLog.record({
           user: deps.session.username,
           tool: tool.name,
           targets,
@@ -241,7 +257,7 @@ function registerTool(
       try {
         if (tool.confirm) {
           const decision: Decision = await deadline.run(
-            deps.confirm.decide(tool, rawArgs, {
+            confirm.decide(tool, rawArgs, {
               ctx: toolCtx,
               mcp: ctx,
               canAsk: clientCanElicit(server),
@@ -270,7 +286,7 @@ function registerTool(
         let text = answer.text ?? JSON.stringify(answer.structured);
         if (writes) {
           const facts = answer.audit;
-          const entry = await deps.audit.record({
+          const entry = await auditLog.record({
             user: deps.session.username,
             tool: tool.name,
             targets: facts?.targets ?? targetsOf(plan),
@@ -279,7 +295,7 @@ function registerTool(
             ...(facts?.job ? { job: facts.job } : {}),
             ...(facts?.previous ? { previous: facts.previous } : {}),
           });
-          if (deps.audit.path && facts?.previous) {
+          if (auditLog.path && facts?.previous) {
             text += `\nAudit entry ${entry.id}: \`undo_metadata_change\` with this id puts back what was there before.`;
           }
         }

@@ -1,9 +1,9 @@
-import { request } from "node:http";
 import { createServer } from "node:net";
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../src/log.js";
 import { type HttpServing, serveOverHttp, UNAUTHORIZED_CODE } from "../src/serve.js";
+import { INITIALIZE, rawPost } from "./helpers/raw-post.js";
 
 /**
  * The Streamable HTTP transport's own guards, in process over real loopback HTTP: the bearer check (constant
@@ -27,41 +27,7 @@ vi.mock("node:crypto", async (importOriginal) => {
 const log = createLogger({ level: "silent" });
 const factory = () => new McpServer({ name: "guards-test", version: "1.0.0" });
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
-
-/** A raw POST (node:http, so Host can be chosen); the URL's IPv6 brackets are not part of the address. */
-function post(url: string, headers: Record<string, string>, body: unknown = INITIALIZE) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const u = new URL(url);
-    const req = request(
-      {
-        host: u.hostname.replace(/^\[(.*)\]$/, "$1"),
-        port: u.port,
-        path: u.pathname,
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (d: string) => {
-          text += d;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(typeof body === "string" ? body : JSON.stringify(body));
-  });
-}
+const post = rawPost;
 
 /** Whether this machine can listen on the IPv6 loopback (containers without IPv6 cannot). */
 function canListenOn(host: string): Promise<boolean> {

@@ -1,10 +1,9 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { tokenFromHeaders } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { basicOrTokenUser } from "../http/basic-or-token.js";
 import { answer, type ProviderContext, unreadableRequest } from "../oai/provider.js";
-import { checkPassword, getUser, Permissions, type User } from "../store/auth.js";
-import { liveToken } from "../store/tokens.js";
+import { Permissions, type User } from "../store/auth.js";
 
 /**
  * OAI-PMH 2.0 at `/OAI-PMH` (GET with a query, or POST with a form body): the six verbs over the
@@ -65,40 +64,11 @@ function providerContext(c: Ctx): ProviderContext {
 
 /** The authenticated user: by access token or HTTP Basic; 401 (with a Basic challenge) otherwise. */
 function caller(c: Ctx): User {
-  const svc = c.get("svc");
-  const basic = c.req.header("authorization")?.match(/^Basic\s+(\S+)\s*$/i);
-  if (basic) {
-    const decoded = Buffer.from(basic[1] as string, "base64").toString("utf8");
-    const colon = decoded.indexOf(":");
-    const username = colon < 0 ? "" : decoded.slice(0, colon);
-    const user = username ? checkPassword(svc.db, username, decoded.slice(colon + 1)) : undefined;
-    if (!user)
-      unauthorized(
-        c,
-        "The Basic credentials are wrong (or the account is disabled); send a user name and password, or an access token",
-      );
-    if (user.totpSecret || user.needsChallenge) {
-      unauthorized(
-        c,
-        `User ${user.username} signs in with a second step, which Basic authentication cannot carry; log in at /api/accesstoken/login and send the token in Preservica-Access-Token`,
-      );
-    }
-    if (user.temporary && user.expires && Date.parse(user.expires) <= svc.now()) {
-      unauthorized(c, "This temporary account has expired; ask an administrator to renew it");
-    }
-    return user;
-  }
-  const token = tokenFromHeaders(c.req.raw.headers);
-  if (!token) {
-    unauthorized(
-      c,
+  return basicOrTokenUser(c, {
+    fail: (message) => unauthorized(c, message),
+    needs:
       "OAI-PMH needs authentication: HTTP Basic with your user name and password, or an access token from /api/accesstoken/login in Preservica-Access-Token",
-    );
-  }
-  const row = liveToken(svc.db, token, svc.now());
-  const user = row ? getUser(svc.db, row.username) : undefined;
-  if (!row || !user?.enabled) unauthorized(c, "The access token is invalid or has expired; log in again");
-  return user;
+  }).user;
 }
 
 function unauthorized(c: Ctx, message: string): never {

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { tokenFromHeaders } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { basicOrTokenUser } from "../http/basic-or-token.js";
 import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
-import { checkPassword, getUser, Role, type User } from "../store/auth.js";
+import { Role, type User } from "../store/auth.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
 import { PUID, REGISTRY_KINDS, type RegistryKind, registryKind } from "../store/registry/kinds.js";
 import {
@@ -15,7 +15,6 @@ import {
   ruleSetsReferring,
 } from "../store/registry/read.js";
 import { deleteRegistryItem, insertRegistryItem, replaceRegistryItem } from "../store/registry/write.js";
-import { liveToken } from "../store/tokens.js";
 
 /**
  * The PAR (Preservation Action Registries) API of the format registry, mounted at `/Registry/par` (where
@@ -151,43 +150,17 @@ interface Writer {
  * fail, 403 without the Registry Admin role.
  */
 function registryAdmin(c: Ctx): Writer {
-  const { db, now } = c.get("svc");
-  const basic = c.req.header("authorization")?.match(/^Basic\s+(\S+)\s*$/i);
-  let writer: Writer | undefined;
-  if (basic) {
+  if (/^Basic\s/i.test(c.req.header("authorization") ?? "")) {
     c.header("Deprecation", "true");
     c.header("Warning", BASIC_DEPRECATION);
-    const [username, ...rest] = Buffer.from(basic[1] as string, "base64")
-      .toString("utf8")
-      .split(":");
-    const user = username ? checkPassword(db, username, rest.join(":")) : undefined;
-    if (!user) {
-      throw new HTTPException(401, {
-        message:
-          "The Basic credentials are wrong (or the account is disabled); send a registry administrator's user name and password, or better an access token",
-      });
-    }
-    // A password alone must not stand in for a second factor or an e-mail challenge the login would ask for.
-    if (user.totpSecret || user.needsChallenge) {
-      throw new HTTPException(401, {
-        message: `User ${user.username} signs in with a second step; log in at /api/accesstoken/login, complete it, and send the token in Preservica-Access-Token`,
-      });
-    }
-    writer = { user, basic: true };
-  } else {
-    const token = tokenFromHeaders(c.req.raw.headers);
-    if (!token) {
-      throw new HTTPException(401, {
-        message:
-          "Changing the registry needs authentication: log in at /api/accesstoken/login and send the token in Preservica-Access-Token",
-      });
-    }
-    const row = liveToken(db, token, now());
-    const user = row ? getUser(db, row.username) : undefined;
-    if (!user?.enabled)
-      throw new HTTPException(401, { message: "The access token is invalid or has expired; log in again" });
-    writer = { user, basic: false };
   }
+  const writer = basicOrTokenUser(c, {
+    fail: (message) => {
+      throw new HTTPException(401, { message });
+    },
+    needs:
+      "Changing the registry needs authentication: log in at /api/accesstoken/login and send the token in Preservica-Access-Token",
+  });
   if (!writer.user.roles.includes(Role.REGISTRY_ADMIN)) {
     throw new HTTPException(403, {
       message: `Only registry administrators may change the registry; user ${writer.user.username} lacks the ${Role.REGISTRY_ADMIN} role`,

@@ -107,8 +107,13 @@ function readMonitor(m: Json): Monitor {
     id: str(m.mappedId) ?? "",
     name: str(m.name) ?? "",
     status: str(m.status) ?? "Unknown",
-    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
+    ...definedOnly(optional),
   };
+}
+
+/** The fields that have a value: answers leave out what the service did not say, rather than carry undefined. */
+function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function readMessage(m: Json): MonitorMessage {
@@ -123,7 +128,7 @@ function readMessage(m: Json): MonitorMessage {
     id: str(m.mappedId) ?? "",
     status: str(m.status) ?? "Info",
     message: str(m.displayMessage) ?? str(m.message) ?? "",
-    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
+    ...definedOnly(optional),
   };
 }
 
@@ -246,7 +251,7 @@ function readInstance(el: XmlElement): WorkflowInstance {
       failed: intText(one(prog, "Failed")),
       percent: intText(one(prog, "PercentComplete")),
     };
-    out.progress = Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
+    out.progress = definedOnly(p);
   }
   if (errs) {
     out.errors = all(errs, "Error").map((e) => {
@@ -336,7 +341,7 @@ function readRun(o: Json): ReportRun {
     report: str(o.report) ?? "",
     parameters: strings(o.parameters),
     status: str(o.status) ?? "UNKNOWN",
-    ...(Object.fromEntries(Object.entries(opt).filter(([, v]) => v !== undefined)) as Partial<ReportRun>),
+    ...definedOnly(opt),
   };
 }
 

@@ -1,7 +1,7 @@
-import { request } from "node:http";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
+import { rawPost } from "../helpers/raw-post.js";
 import { startTestRepository } from "../helpers/repository.js";
 import {
   childEnv,
@@ -19,41 +19,7 @@ afterAll(killStragglers);
 
 /** Streamable HTTP at /mcp from the shipped CLI, with both client generations and the transport's guards. */
 
-const INITIALIZE = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-};
-
-/** A raw POST to /mcp with chosen headers (node:http, so Host can be set too; IPv6 brackets are URL-only). */
-function post(url: string, headers: Record<string, string>, body: unknown = INITIALIZE) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const u = new URL(url);
-    const req = request(
-      {
-        host: u.hostname.replace(/^\[(.*)\]$/, "$1"),
-        port: u.port,
-        path: u.pathname,
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8").on("data", (d: string) => {
-          text += d;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    req.on("error", reject);
-    req.end(JSON.stringify(body));
-  });
-}
+const post = rawPost;
 
 /** Whether this machine can listen on the IPv6 loopback (containers without IPv6 cannot). */
 function canListenOn(host: string): Promise<boolean> {
