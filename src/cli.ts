@@ -19,6 +19,8 @@ const MCP_OPTIONS = `MCP server options (each also an environment variable; see 
                          unset: no local ingest (PRESERVATION_INGEST_ROOTS)
   --audit-log FILE       append every write and refused write as a JSON line (PRESERVATION_AUDIT_LOG)
   --tool-timeout-secs N  overall deadline of one tool call, default 45 (PRESERVATION_TOOL_TIMEOUT_SECS)
+  --webhook-url URL      with --http: live resources; the URL at which the repository service reaches this
+                         server's /webhook endpoint (PRESERVATION_WEBHOOK_URL)
   -- DIR...              after all options: more ingest folders, one argument each (as MCP Bundle hosts pass them)
 
 Environment only:

@@ -37,6 +37,8 @@ export const MUST_BE: Record<string, string> = {
     "must be the URL of the authorization server's signing keys (JWKS), https (http only on loopback)",
   PRESERVATION_OAUTH_AUDIENCE:
     "must be the URL clients use to reach this server's /mcp endpoint, such as https://mcp.example.org/mcp",
+  PRESERVATION_WEBHOOK_URL:
+    "must be the http(s) URL at which the repository service reaches this server's /webhook endpoint, such as https://mcp.example.org/webhook",
 };
 
 /** https anywhere; plain http only to this machine (a key or issuer fetched in the clear could be forged). */
@@ -172,6 +174,23 @@ export const ConfigSchema = z
       .optional(),
     PRESERVATION_OAUTH_ISSUER: oauthUrl("PRESERVATION_OAUTH_ISSUER").optional(),
     PRESERVATION_OAUTH_JWKS_URL: oauthUrl("PRESERVATION_OAUTH_JWKS_URL").optional(),
+    PRESERVATION_WEBHOOK_URL: z
+      .string()
+      .trim()
+      .refine((u) => {
+        try {
+          const url = new URL(u);
+          return (
+            (url.protocol === "https:" || url.protocol === "http:") &&
+            !url.hash &&
+            !url.username &&
+            !url.password
+          );
+        } catch {
+          return false;
+        }
+      }, MUST_BE.PRESERVATION_WEBHOOK_URL)
+      .optional(),
     PRESERVATION_OAUTH_AUDIENCE: z
       .string()
       .trim()
@@ -237,6 +256,11 @@ export interface Config {
     rate: HttpRate | null;
     /** OAuth 2.1 client authentication (JWT access tokens from this issuer); unset = none. */
     oauth?: { issuer: string; jwksUrl: string; audience?: string };
+    /**
+     * Where the repository service reaches this server's webhook receiver (/webhook); set = live resources
+     * (resource subscriptions fed by the service's webhooks). HTTP mode only.
+     */
+    webhookUrl?: string;
   };
   /** Local folders the ingest tools may read from; empty = no local ingest (the tools are not offered). */
   ingestRoots: string[];
@@ -267,6 +291,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   "tool-timeout-secs": "PRESERVATION_TOOL_TIMEOUT_SECS",
   "ingest-roots": "PRESERVATION_INGEST_ROOTS",
   "audit-log": "PRESERVATION_AUDIT_LOG",
+  "webhook-url": "PRESERVATION_WEBHOOK_URL",
 };
 
 /** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
@@ -288,6 +313,7 @@ export const CONFIG_OPTIONS = {
   "tool-timeout-secs": { type: "string" },
   "ingest-roots": { type: "string" },
   "audit-log": { type: "string" },
+  "webhook-url": { type: "string" },
   http: { type: "boolean" },
   host: { type: "string", default: "127.0.0.1" },
   port: { type: "string", default: "3000" },
@@ -385,7 +411,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     token: c.PRESERVATION_HTTP_TOKEN,
     rate: c.PRESERVATION_HTTP_RATE,
     ...(oauth ? { oauth } : {}),
+    ...(c.PRESERVATION_WEBHOOK_URL ? { webhookUrl: c.PRESERVATION_WEBHOOK_URL } : {}),
   };
+  // Updates reach a client on an HTTP session or listen stream; over stdio there is no receiver to call.
+  if (http.webhookUrl && !http.enabled) {
+    throw new ConfigError(
+      `${source.PRESERVATION_WEBHOOK_URL} needs --http: live resources are served over Streamable HTTP, where the repository service can call this server's /webhook endpoint`,
+    );
+  }
   if (http.enabled && !isLoopback(host) && !http.token && !oauth) {
     throw new ConfigError(
       `PRESERVATION_HTTP_TOKEN or PRESERVATION_OAUTH_ISSUER is required when --host is ${host} (not loopback): clients must authenticate with a bearer token or an OAuth access token`,

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isServiceError } from "./api/errors.js";
+import { createServiceClient } from "./api/index.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
@@ -8,7 +9,7 @@ import { createLogger } from "./log.js";
 import { canWrite } from "./oauth/resource-server.js";
 import { sessionReadiness } from "./readiness.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
-import { buildServer, readOnlyDeps, type ServerDeps } from "./server.js";
+import { buildServer, readOnlyDeps, type ServerDeps, type Watching } from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
@@ -136,8 +137,8 @@ export async function runMcpServer(argv: string[]): Promise<void> {
   const runtime = await prepareRuntime(argv);
   const { config, deps } = runtime;
   // Over HTTP with OAuth, a token without the write scope gets the read-only tool list.
-  const factory = (ctx?: { authInfo?: AuthInfo }) =>
-    buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(deps) : deps);
+  const factory = (ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
+    buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(deps) : deps, ctx?.watching);
   let stopServing: () => Promise<void>;
   if (config.http.enabled) {
     // A port in use must not leave the embedded service and the session running behind an exited server.
@@ -146,6 +147,16 @@ export async function runMcpServer(argv: string[]): Promise<void> {
       {
         ...config.http,
         readiness: sessionReadiness(deps.session),
+        ...(config.http.webhookUrl
+          ? {
+              // Loaded only when configured: most servers never use it (start-up time).
+              live: new (await import("./live/live-resources.js")).LiveResources({
+                webhookUrl: config.http.webhookUrl,
+                api: createServiceClient(deps.session.http),
+                log: deps.log,
+              }),
+            }
+          : {}),
         // Every call has its answer by the tool deadline (the error boundary enforces it): wait that long.
         drainMs: config.toolTimeoutSecs * 1000 + 1000,
       },

@@ -7,12 +7,16 @@ import {
   type AuthInfo,
   createMcpHandler,
   isJsonContentType,
+  isLegacyRequest,
   type McpServer,
 } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Context, Hono, type Next } from "hono";
 import type { Logger } from "pino";
 import { type HttpRate, isLoopback } from "./config.js";
+import { LegacySessions } from "./live/legacy-sessions.js";
+import { ListenStreams } from "./live/listen-streams.js";
+import type { LiveResources } from "./live/live-resources.js";
 import {
   hasAnyScope,
   InvalidToken,
@@ -25,6 +29,7 @@ import {
 } from "./oauth/resource-server.js";
 import { RateLimiter } from "./rate-limit.js";
 import { MAX_BODY_BYTES, readBounded, topLevelId } from "./serve-body.js";
+import type { Watching } from "./server.js";
 
 /** The two transports, both fed by one era-agnostic server factory (2026-07-28 and 2025-11-25 clients). */
 
@@ -58,10 +63,18 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** OAuth 2.1 resource server: JWT access tokens from this issuer (the static token, if set, still works). */
   oauth?: OAuthSettings;
+  /**
+   * Live resources: the webhook receiver at /webhook, resource subscriptions in both eras (2025 sessions,
+   * 2026 listen streams), and the updates. Started once the socket listens; stopped by `close()`.
+   */
+  live?: LiveResources;
 }
 
-/** What the MCP server factory learns of the request: the verified OAuth token, when there is one. */
-export type HttpServerFactory = (ctx: { authInfo?: AuthInfo }) => McpServer;
+/**
+ * What the MCP server factory learns of the request: the verified OAuth token, when there is one, and the
+ * resource subscriptions the instance is to offer (live resources on).
+ */
+export type HttpServerFactory = (ctx: { authInfo?: AuthInfo; watching?: Watching }) => McpServer;
 
 type Env = { Bindings: HttpBindings; Variables: { parsedBody: unknown; authInfo?: AuthInfo } };
 
@@ -76,9 +89,31 @@ export async function serveOverHttp(
   opts: HttpOptions,
   log: Logger,
 ): Promise<HttpServing> {
-  const handler = createMcpHandler(factory, {
-    onerror: (err) => log.warn({ err: err.message }, "mcp http error"),
-  });
+  const live = opts.live;
+  const handler = createMcpHandler(
+    // A 2026-07-28 instance may offer `subscriptions/listen` resource updates once the service sends changes.
+    (ctx) =>
+      factory({
+        ...(ctx.authInfo ? { authInfo: ctx.authInfo } : {}),
+        ...(live?.active && ctx.era === "modern" ? { watching: { listen: true } } : {}),
+      }),
+    {
+      onerror: (err) => log.warn({ err: err.message }, "mcp http error"),
+      ...(live ? { bus: live.bus } : {}),
+    },
+  );
+  const sessions = live
+    ? new LegacySessions(
+        (ctx) =>
+          factory({
+            ...(ctx.authInfo ? { authInfo: ctx.authInfo } : {}),
+            watching: { sink: ctx.subscriptions },
+          }),
+        live,
+        log,
+      )
+    : undefined;
+  const listens = new ListenStreams(live);
   // `--host [::1]` is the URL spelling; the socket wants the bare address (and the SDK only recognises `::1`).
   const bindHost = opts.host.replace(/^\[(.*)\]$/, "$1");
   let draining = false;
@@ -116,6 +151,9 @@ export async function serveOverHttp(
     app.get("/.well-known/oauth-protected-resource", metadata);
     app.get("/.well-known/oauth-protected-resource/*", metadata);
   }
+  // The repository service's webhook deliveries: no bearer token (the service cannot send one); each is
+  // verified by its HMAC signature instead (live/receiver.ts).
+  if (live) app.post("/webhook", (c) => live.receive(c.req.raw));
   app.use("/mcp", jsonBody(opts.maxBodyBytes ?? MAX_BODY_BYTES));
   if (opts.oauth) {
     const verifier = new TokenVerifier(opts.oauth, () => resource);
@@ -125,9 +163,20 @@ export async function serveOverHttp(
     );
   } else if (opts.token) app.use("/mcp", bearerAuth(opts.token));
   if (opts.rate) app.use("/mcp", rateLimit(opts.rate));
-  app.all("/mcp", (c) => {
+  app.all("/mcp", async (c) => {
     const authInfo = c.get("authInfo");
-    return handler.fetch(c.req.raw, { parsedBody: c.get("parsedBody"), ...(authInfo ? { authInfo } : {}) });
+    const parsedBody = c.get("parsedBody");
+    const request = c.req.raw;
+    if (
+      sessions &&
+      live?.active &&
+      sessions.claims(request, parsedBody) &&
+      (await isLegacyRequest(request, parsedBody))
+    ) {
+      return sessions.handle(request, parsedBody, authInfo, callerOf(c));
+    }
+    const response = handler.fetch(request, { parsedBody, ...(authInfo ? { authInfo } : {}) });
+    return live ? listens.follow(parsedBody, response) : response;
   });
 
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -147,10 +196,16 @@ export async function serveOverHttp(
   const host = bindHost.includes(":") ? `[${bindHost}]` : bindHost;
   const url = `http://${host}:${port}/mcp`;
   resource ||= url;
+  // The service challenges the receiver while it subscribes: only now that the socket listens.
+  live?.start();
   return {
     url,
     async close() {
       draining = true;
+      // Subscription streams never end by themselves: end them first, so the drain waits only for calls.
+      listens.endAll();
+      await sessions?.close();
+      await live?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const pending = inFlight.count();
       if (pending > 0) log.info({ requests: pending }, "finishing requests in flight before stopping");
@@ -362,19 +417,12 @@ function jsonBody(limit: number) {
   };
 }
 
-/**
- * A token bucket per client: the bearer token's digest when one is sent (each token its own budget), else
- * the remote address. X-Forwarded-For is not trusted: any client could set it to get a fresh budget.
- */
+/** A token bucket per client (callerOf: the OAuth subject, else the bearer token, else the address). */
 function rateLimit(rate: HttpRate) {
   const limiter = new RateLimiter(rate);
   const budget = `${rate.requests} requests a ${describePeriod(rate.perMs)}`;
   return async (c: Context<Env>, next: Next) => {
-    const bearer = bearerOf(c);
-    const key = bearer
-      ? `token:${digest(bearer).toString("base64")}`
-      : `addr:${c.env?.incoming?.socket?.remoteAddress ?? "unknown"}`;
-    const verdict = limiter.take(key);
+    const verdict = limiter.take(callerOf(c));
     if (verdict.ok) return next();
     return jsonRpcError(
       c,
@@ -385,6 +433,20 @@ function rateLimit(rate: HttpRate) {
       { "Retry-After": String(verdict.retryAfterSecs) },
     );
   };
+}
+
+/**
+ * Who is calling, for budgets and session ownership: the OAuth subject when a verified access token names
+ * one (so a client that refreshes its token keeps one budget), else the bearer token's digest, else the
+ * remote address. X-Forwarded-For is not trusted: any client could set it.
+ */
+function callerOf(c: Context<Env>): string {
+  const auth = c.get("authInfo");
+  const subject = auth?.extra?.sub ?? auth?.clientId;
+  if (typeof subject === "string" && subject) return `subject:${subject}`;
+  const bearer = bearerOf(c);
+  if (bearer) return `token:${digest(bearer).toString("base64")}`;
+  return `addr:${c.env?.incoming?.socket?.remoteAddress ?? "unknown"}`;
 }
 
 function describePeriod(ms: number): string {

@@ -8,6 +8,7 @@ import { AuditLog, type AuditOutcome, digestArgs } from "./guards/audit.js";
 import { ConfirmationGuard, ConfirmationRequiredSchema, type Decision, planText } from "./guards/confirm.js";
 import { strictInput } from "./guards/strict-inputs.js";
 import { type Audience, changesRepository, isToolVisible } from "./guards/visibility.js";
+import { offerSubscriptions, type SubscriptionSink } from "./live/subscribe-handlers.js";
 import { LocalPathError } from "./local/roots.js";
 import { registerPrompts } from "./prompts/index.js";
 import { registerResources } from "./resources/index.js";
@@ -59,15 +60,32 @@ interface LiveServer {
   api: ServiceClient;
 }
 
+/** Resource subscriptions this instance offers (live resources; see src/live/). */
+export interface Watching {
+  /** A 2025 session's: `resources/subscribe` and `resources/unsubscribe` record what it watches here. */
+  sink?: SubscriptionSink;
+  /** A 2026-07-28 instance: `subscriptions/listen` (served by the SDK) may ask for resource updates. */
+  listen?: boolean;
+}
+
 /**
  * Builds one McpServer from the configuration. Cheap and stateless, so the HTTP entry can call it per
  * request: the session (token, refresh) is shared through `deps` and outlives each instance.
  */
-export function buildServer(deps: ServerDeps): McpServer {
+export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServer {
+  const subscribe = watching.sink !== undefined || watching.listen === true;
   const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {} },
+    capabilities: {
+      tools: { listChanged: true },
+      // `subscribe` only where updates can really arrive: live resources on, and a session (2025) or a
+      // listen stream (2026) to carry them.
+      resources: subscribe ? { subscribe: true } : {},
+      prompts: {},
+      completions: {},
+    },
     instructions: instructionsFor(deps.audience),
   });
+  if (watching.sink) offerSubscriptions(server, watching.sink);
   const live: LiveServer = { server, registered: new Map(), api: createServiceClient(deps.session.http) };
   syncTools(live, deps);
   track(deps, live);

@@ -63,8 +63,10 @@ describe("import boundaries", () => {
     expect(violations(server, (t, f) => t.startsWith("repository/") && !starters.has(f))).toEqual([]);
   });
 
-  it("keeps tools and resources off the service client's HTTP and XML plumbing", () => {
-    const callers = server.filter((f) => f.startsWith("src/tools/") || f.startsWith("src/resources/"));
+  it("keeps tools, resources and live resources off the service client's HTTP and XML plumbing", () => {
+    const callers = server.filter(
+      (f) => f.startsWith("src/tools/") || f.startsWith("src/resources/") || f.startsWith("src/live/"),
+    );
     expect(violations(callers, (t) => t === "src/api/http.ts" || t === "src/api/xml.ts")).toEqual([]);
   });
 

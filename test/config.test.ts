@@ -42,6 +42,7 @@ const BAD: Record<string, string | undefined> = {
   PRESERVATION_OAUTH_ISSUER: "http://login.example.org",
   PRESERVATION_OAUTH_JWKS_URL: "ftp://login.example.org/keys",
   PRESERVATION_OAUTH_AUDIENCE: "mcp.example.org",
+  PRESERVATION_WEBHOOK_URL: "ftp://mcp.example.org/webhook",
 };
 
 /** zod's own wording, for programmers: never what a person reads. */
@@ -88,6 +89,17 @@ describe("configuration errors", () => {
     expect(errorOf(["--url"], {})).toBe("--url needs a value; see preservation-mcp --help");
     expect(errorOf(["--read-only=no"], {})).toMatch(/^--read-only takes no value/);
     expect(errorOf(["stray"], {})).toBe("unexpected argument stray; see preservation-mcp --help");
+  });
+
+  it("live resources: a webhook URL needs --http (a stdio server has no receiver), and is taken with it", () => {
+    expect(errorOf(["--webhook-url", "https://mcp.example.org/webhook"], {})).toMatch(
+      /^--webhook-url needs --http: live resources are served over Streamable HTTP/,
+    );
+    expect(errorOf([], { PRESERVATION_WEBHOOK_URL: "https://user:pw@mcp.example.org/webhook" })).toMatch(
+      /^PRESERVATION_WEBHOOK_URL must be the http\(s\) URL/,
+    );
+    const c = loadConfig(["--http"], { PRESERVATION_WEBHOOK_URL: "https://mcp.example.org/webhook" });
+    expect(c.http.webhookUrl).toBe("https://mcp.example.org/webhook");
   });
 
   it("--password is refused, pointing to PRESERVATION_PASSWORD, without repeating the password", () => {

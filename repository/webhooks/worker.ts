@@ -6,6 +6,7 @@ import {
   markDelivered,
   markFailed,
   markRetry,
+  onDeliveriesQueued,
   pruneFinishedDeliveries,
   releaseDelivery,
 } from "../store/webhooks/write.js";
@@ -30,6 +31,7 @@ export class WebhookDeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private wokenDuringRound = false;
   private readonly abort = new AbortController();
 
   constructor(
@@ -39,17 +41,23 @@ export class WebhookDeliveryWorker {
 
   start(): void {
     pruneFinishedDeliveries(this.db, new Date(Date.now() - KEEP_FINISHED_MS).toISOString());
+    // A change that queues deliveries wakes the worker at once: receivers hear of it in milliseconds, not
+    // at the next poll (live resources promise a subscribed client the news within a second).
+    onDeliveriesQueued(this.db, () => this.wake());
     this.schedule(0);
   }
 
-  /** Look for due deliveries now (after a subscription, or from tests). */
+  /** Look for due deliveries now (a change queued some, a subscription, tests); once more if a round is on. */
   wake(): void {
-    if (!this.stopped && !this.running) this.schedule(0);
+    if (this.stopped) return;
+    if (this.running) this.wokenDuringRound = true;
+    else this.schedule(0);
   }
 
   /** Stops taking deliveries, cuts short the ones in flight (they stay queued), and waits for them. */
   async close(): Promise<void> {
     this.stopped = true;
+    onDeliveriesQueued(this.db, undefined);
     clearTimeout(this.timer);
     this.abort.abort();
     await this.running;
@@ -83,11 +91,12 @@ export class WebhookDeliveryWorker {
     }
     if (this.stopped) return;
     let wait = this.settings.pollMs;
-    if (busy) wait = 0;
+    if (busy || this.wokenDuringRound) wait = 0;
     else {
       const due = nextDueAt(this.db);
       if (due !== undefined) wait = Math.max(0, Math.min(wait, due - Date.now()));
     }
+    this.wokenDuringRound = false;
     this.schedule(wait);
   }
 

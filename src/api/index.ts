@@ -11,6 +11,7 @@ import { MetadataCsvApi } from "./metadata-csv.js";
 import { OperationsApi } from "./operations.js";
 import { RetentionApi } from "./retention.js";
 import { StructureApi } from "./structure.js";
+import { WebhooksApi } from "./webhooks.js";
 
 /**
  * The one object tools and resources take: every API of the service over one authenticated HTTP client.
@@ -30,6 +31,7 @@ export function createServiceClient(http: HttpClient) {
     actions: new ActionsApi(http),
     operations: new OperationsApi(http),
     admin: new AdminApi(http),
+    webhooks: new WebhooksApi(http),
   };
 }
 

@@ -306,3 +306,38 @@ describe("configuration", () => {
     },
   );
 });
+
+describe("rate limits follow the OAuth subject, not the token", () => {
+  it("a client that gets a new access token keeps its budget; another subject has its own", async () => {
+    const limited = await startHttp(
+      [],
+      childEnv({
+        ...remoteEnv(repo.url),
+        PRESERVATION_OAUTH_ISSUER: issuer,
+        PRESERVATION_OAUTH_JWKS_URL: `${issuer}/jwks.json`,
+        PRESERVATION_HTTP_RATE: "3/min",
+      }),
+    );
+    try {
+      const send = (token: string) =>
+        fetch(limited.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: `Bearer ${token}`,
+          },
+          body: JSON.stringify(INITIALIZE(1)),
+        }).then((r) => r.status);
+      // Three different tokens for bob (as refreshing gives): one budget of three.
+      const bob = (n: number) => jwt({ ...claims({ sub: "bob", jti: `bob-${n}` }), aud: limited.url });
+      expect([await send(bob(1)), await send(bob(2)), await send(bob(3))]).toEqual([200, 200, 200]);
+      expect(await send(bob(4))).toBe(429);
+      expect(
+        await send(jwt({ ...claims({ sub: "carol", client_id: "other-client" }), aud: limited.url })),
+      ).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

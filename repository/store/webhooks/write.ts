@@ -22,6 +22,15 @@ export function deleteSubscription(db: Db, id: string): boolean {
 // ---------------------------------------------------------------------------------------------------
 // Enqueueing, in the transaction of the change
 
+/** Who to tell when deliveries are queued (the delivery worker of the service that owns the database). */
+const wakers = new WeakMap<Db, () => void>();
+
+/** Sets (or, with undefined, clears) the function called after a change has queued deliveries. */
+export function onDeliveriesQueued(db: Db, wake: (() => void) | undefined): void {
+  if (wake) wakers.set(db, wake);
+  else wakers.delete(db);
+}
+
 /** Webhook events per delivery: a change to thousands of entities arrives as several POSTs. */
 export const EVENTS_PER_DELIVERY = 100;
 
@@ -74,6 +83,10 @@ export function enqueueWebhookEvents(
       insert.run(sub.id, eventRef, asciiJson(body), event.date);
     }
   }
+  // Called from inside the change's transaction, which is synchronous: by the time this runs, the change
+  // and its deliveries are committed (or rolled back, and the worker finds nothing).
+  const wake = wakers.get(db);
+  if (wake) setImmediate(wake);
 }
 
 function describeEntity(db: Db, ref: string) {
