@@ -196,6 +196,46 @@ export interface PolicyImpact {
   };
 }
 
+/** Fields of a storage adapter a client sets (POST all that matter, PUT any). */
+export interface AdapterChanges {
+  name?: string;
+  type?: string;
+  description?: string | null;
+  settings?: Record<string, string | number | boolean>;
+  enabled?: boolean;
+}
+
+export interface StoragePolicyInput {
+  name: string;
+  description?: string | null;
+  /** Adapter ids, the primary copy's first. */
+  adapters: string[];
+  minimumCopies?: number;
+}
+
+/** What a SAML metadata document says of an identity provider (the service saves none of it). */
+export interface IdentityProvider {
+  entityId: string;
+  validUntil: string | null;
+  singleSignOnServices: { binding: string; location: string }[];
+  singleLogoutServices: { binding: string; location: string }[];
+  nameIdFormats: string[];
+  wantAuthnRequestsSigned: boolean;
+  certificates: {
+    use: string;
+    subject: string;
+    issuer: string;
+    validFrom: string;
+    validTo: string;
+    sha256Fingerprint: string;
+  }[];
+}
+
+export interface MigrationConfig {
+  profiles: MigrationProfile[];
+  rules: MigrationRule[];
+}
+
 /** A PAR document: `id` plus whatever fields the kind has. */
 export interface ParDocument {
   id: { guid: string; name: string; namespace?: string };
@@ -275,6 +315,32 @@ export class AdminApi {
     return data.value as T;
   }
 
+  /** A JSON write (POST/PUT with a JSON body, or a DELETE); `envelope` unwraps `{success, version, value}`. */
+  private async send<T>(
+    method: "POST" | "PUT" | "DELETE",
+    operation: string,
+    path: string,
+    opts: { body?: unknown; envelope: boolean; idempotent?: boolean; signal?: AbortSignal },
+  ): Promise<T> {
+    const res = await this.http.request<unknown>({
+      method,
+      path,
+      ...(opts.body === undefined
+        ? {}
+        : { body: JSON.stringify(opts.body), headers: { "content-type": "application/json" } }),
+      accept: JSON_ACCEPT,
+      operation,
+      ...(opts.idempotent === false ? { idempotent: false } : {}),
+      signal: opts.signal,
+    });
+    if (method === "DELETE") return undefined as T;
+    const data = res.data as Record<string, unknown> | undefined;
+    if (!data || typeof data !== "object") throw this.unexpected(operation, path, "the reply is not JSON");
+    if (!opts.envelope) return data as T;
+    if (!("value" in data)) throw this.unexpected(operation, path, "the reply has no `value`");
+    return data.value as T;
+  }
+
   // ---- users, roles, tags --------------------------------------------------------------------------------
 
   async listUsers(signal?: AbortSignal): Promise<string[]> {
@@ -317,6 +383,35 @@ export class AdminApi {
       accept: "application/xml",
       operation: "admin.user.add",
       idempotent: false,
+      signal,
+    });
+    return readAdminUser(rootOf(res.data).el);
+  }
+
+  /**
+   * Changes a user's full name, e-mail or roles (absent ones stay), as pyPreservica does: PUT the user
+   * document back. Roles are sent without the ROLE_ prefix, the Admin API's form. Answers the user as it now is.
+   */
+  async updateUser(
+    user: string,
+    changes: { fullName?: string; email?: string; roles?: string[] },
+    signal?: AbortSignal,
+  ): Promise<AdminUser> {
+    const parts = [
+      `<UserName>${escapeXml(user)}</UserName>`,
+      changes.fullName === undefined ? "" : `<FullName>${escapeXml(changes.fullName)}</FullName>`,
+      changes.email === undefined ? "" : `<Email>${escapeXml(changes.email)}</Email>`,
+      changes.roles === undefined
+        ? ""
+        : `<Roles>${changes.roles.map((r) => `<Role>${escapeXml(r.replace(/^ROLE_/, ""))}</Role>`).join("")}</Roles>`,
+    ];
+    const res = await this.http.request<XmlElement>({
+      method: "PUT",
+      path: `/api/admin/users/${encodeURIComponent(user)}`,
+      body: `<User xmlns="${ADMIN_NS}">${parts.join("")}</User>`,
+      headers: { "content-type": "application/xml" },
+      accept: "application/xml",
+      operation: "admin.user.update",
       signal,
     });
     return readAdminUser(rootOf(res.data).el);
@@ -371,6 +466,37 @@ export class AdminApi {
     });
   }
 
+  /** Sets the maximum session lifetime (administrators); lowering it ends older sessions at once. */
+  async setAuthConfiguration(
+    config: { maxSessionLifetimeMins: number },
+    signal?: AbortSignal,
+  ): Promise<{ maxSessionLifetimeMins: number }> {
+    return this.send("PUT", "auth.configuration.update", "/api/auth-management/auth/configuration", {
+      body: { maxSessionLifetimeMins: config.maxSessionLifetimeMins },
+      envelope: true,
+      signal,
+    });
+  }
+
+  /** What a SAML 2.0 IdP metadata document describes (administrators). The service saves nothing. */
+  async describeIdpMetadata(xml: string, signal?: AbortSignal): Promise<IdentityProvider[]> {
+    const res = await this.http.request<unknown>({
+      method: "POST",
+      path: "/api/auth-management/idp-metadata",
+      body: xml,
+      headers: { "content-type": "application/xml" },
+      accept: JSON_ACCEPT,
+      operation: "auth.idpMetadata",
+      // Saves nothing, so sending it again is harmless.
+      idempotent: true,
+      signal,
+    });
+    const data = res.data as { value?: { entities?: IdentityProvider[] } } | undefined;
+    if (!data || typeof data !== "object" || !Array.isArray(data.value?.entities))
+      throw this.unexpected("auth.idpMetadata", "/api/auth-management/idp-metadata", "no `entities`");
+    return data.value.entities;
+  }
+
   // ---- storage and entitlements --------------------------------------------------------------------------
 
   async quota(signal?: AbortSignal): Promise<Quota> {
@@ -384,6 +510,48 @@ export class AdminApi {
       signal,
     });
     return v.adapters ?? [];
+  }
+
+  /** Administrators only. Adds an adapter (a configuration record; it holds no bytes here). */
+  async addAdapter(adapter: AdapterChanges & { name: string; type: string }, signal?: AbortSignal) {
+    return this.send<StorageAdapter>("POST", "storage.adapter.add", "/api/storage/adapters", {
+      body: adapter,
+      envelope: true,
+      idempotent: false,
+      signal,
+    });
+  }
+
+  /** Administrators only. Only the fields given change. */
+  async updateAdapter(id: string, changes: AdapterChanges, signal?: AbortSignal) {
+    return this.send<StorageAdapter>(
+      "PUT",
+      "storage.adapter.update",
+      `/api/storage/adapters/${encodeURIComponent(id)}`,
+      { body: changes, envelope: true, signal },
+    );
+  }
+
+  /** Administrators only; refused (409) for the built-in adapter and one the storage policy uses. */
+  async removeAdapter(id: string, signal?: AbortSignal): Promise<void> {
+    await this.send("DELETE", "storage.adapter.remove", `/api/storage/adapters/${encodeURIComponent(id)}`, {
+      envelope: false,
+      signal,
+    });
+  }
+
+  /** Administrators only. Applies a new storage policy at once; every bitstream's locations follow it. */
+  async setStoragePolicy(policy: StoragePolicyInput, signal?: AbortSignal): Promise<StoragePolicy> {
+    return this.send("PUT", "storage.policy.apply", "/api/settings/storage/config/policy", {
+      body: {
+        name: policy.name,
+        ...(policy.description === undefined ? {} : { description: policy.description }),
+        adapters: policy.adapters,
+        ...(policy.minimumCopies === undefined ? {} : { minimumCopies: policy.minimumCopies }),
+      },
+      envelope: true,
+      signal,
+    });
   }
 
   async storagePolicy(signal?: AbortSignal): Promise<StoragePolicy> {
@@ -460,6 +628,22 @@ export class AdminApi {
         query: { expand: "entityMap" },
         signal,
       },
+    );
+  }
+
+  /**
+   * Makes a draft the live migration configuration (managers and administrators); 409 when it was applied
+   * already. Answers the draft (now APPLIED) and the live configuration.
+   */
+  async applyMigrationDraft(
+    id: string,
+    signal?: AbortSignal,
+  ): Promise<{ draft: MigrationDraft; live: MigrationConfig }> {
+    return this.send(
+      "POST",
+      "settings.migration.draft.apply",
+      `/api/settings/migration/config/drafts/${encodeURIComponent(id)}/apply`,
+      { envelope: false, idempotent: false, signal },
     );
   }
 

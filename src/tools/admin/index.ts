@@ -1,4 +1,7 @@
 import type { AnyTool } from "../define.js";
+import applyMigrationPolicy from "./apply-migration-policy.js";
+import authenticationSettings from "./authentication-settings.js";
+import changeStorage from "./change-storage.js";
 import configurationHistory from "./configuration-history.js";
 import formatRegistry from "./format-registry.js";
 import manageUser from "./manage-user.js";
@@ -11,7 +14,10 @@ export const ADMIN_TOOLS: readonly AnyTool[] = [
   usersAndAccess,
   manageUser,
   storageAndLimits,
+  changeStorage,
   configurationHistory,
+  authenticationSettings,
   migrationPolicy,
+  applyMigrationPolicy,
   formatRegistry,
 ];

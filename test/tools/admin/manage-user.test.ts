@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { startTestRepository } from "../../helpers/repository.js";
-import { addUser, expectHiddenFromCurator, FLAGS, userEnabled } from "./support.js";
+import { addUser, configEvents, expectHiddenFromCurator, FLAGS, userEnabled } from "./support.js";
 
 interface Preview {
   confirmationRequired: {
@@ -23,6 +23,21 @@ interface Answer {
 }
 interface Events {
   events: { category: string; commandType: string; subject: string; username: string }[];
+}
+
+async function listUsers(repo: RunningRepository): Promise<string[]> {
+  const { authed, login } = await import("../../helpers/repository.js");
+  const get = authed(repo.url, (await login(repo.url, "manager")).token);
+  return [...(await (await get("/api/admin/users")).text()).matchAll(/<User>([^<]+)<\/User>/g)].map(
+    (m) => m[1] ?? "",
+  );
+}
+
+async function userRoles(repo: RunningRepository, name: string): Promise<string[]> {
+  const { authed, login } = await import("../../helpers/repository.js");
+  const get = authed(repo.url, (await login(repo.url, "manager")).token);
+  const xml = await (await get(`/api/admin/users/${encodeURIComponent(name)}`)).text();
+  return [...xml.matchAll(/<Role>([^<]+)<\/Role>/g)].map((m) => m[1] ?? "");
 }
 
 describe.each(ERAS)("manage_user (%s)", (era) => {
@@ -115,6 +130,114 @@ describe.each(ERAS)("manage_user (%s)", (era) => {
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/own|yourself|409|conflict/i);
     expect(await userEnabled(repo, "manager")).toBe(true);
+  });
+
+  it("adds a user once confirmed (the preview adds nothing); the set-password code is mailed, never shown", async () => {
+    const name = `new.archivist.${era.slice(0, 4)}`;
+    const args = {
+      user: name,
+      action: "add",
+      fullName: "Nia Archivist",
+      email: `${name}@example.org`,
+      roles: ["SDB_ACCESS_USER", "ROLE_SDB_DATA_MANAGEMENT_USER"],
+    };
+    const p = await mcp.call<Preview>("manage_user", args);
+    expect(p.confirmationRequired.summary).toBe(
+      `Add user ${name} (Nia Archivist) with roles SDB_ACCESS_USER, SDB_DATA_MANAGEMENT_USER`,
+    );
+    expect(p.confirmationRequired.details[0]).toMatch(
+      /mails a single-use code there .* no password is chosen or shown/,
+    );
+    const users = async () => (await listUsers(repo)).includes(name);
+    expect(await users()).toBe(false);
+
+    const res = await mcp.raw("manage_user", { ...args, confirmation: p.confirmationRequired.token });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({
+      action: "add",
+      user: { userName: name, fullName: "Nia Archivist", enabled: true },
+      codeMailedTo: `${name}@example.org`,
+    });
+    expect(await users()).toBe(true);
+    const roles = await userRoles(repo, name);
+    expect(roles).toEqual(["SDB_ACCESS_USER", "SDB_DATA_MANAGEMENT_USER"]);
+    // The code went to the outbox; the answer says so without it.
+    const mail = readdirSync(join(repo.svc.dataDir, "outbox")).find((f) => f.endsWith(`-${name}.eml`));
+    const code = /Reset code: (\S+)/.exec(
+      readFileSync(join(repo.svc.dataDir, "outbox", mail ?? ""), "utf8"),
+    )?.[1];
+    expect(code).toBeTruthy();
+    expect(textOf(res)).toContain(`e-mailed a single-use code to ${name}@example.org`);
+    expect(JSON.stringify(res)).not.toContain(code);
+    expect(readFileSync(auditLog, "utf8")).not.toContain(code);
+
+    const again = await mcp.raw("manage_user", args);
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toBe(
+      `User ${name} (Nia Archivist) exists already; change their roles with action set_roles.`,
+    );
+  });
+
+  it("changes a user's roles exactly as previewed; the preview changes nothing", async () => {
+    const name = await addUser(repo, `volunteer.${era.slice(0, 4)}d`, "Dee Volunteer");
+    const args = { user: name, action: "set_roles", roles: ["SDB_ACCESS_USER", "SDB_DATA_MANAGEMENT_USER"] };
+    const p = await mcp.call<Preview>("manage_user", args);
+    expect(p.confirmationRequired.summary).toBe(
+      `Change the roles of user ${name} (Dee Volunteer): SDB_ACCESS_USER → SDB_ACCESS_USER, SDB_DATA_MANAGEMENT_USER (adds SDB_DATA_MANAGEMENT_USER)`,
+    );
+    expect(p.confirmationRequired.preview).toEqual({
+      user: name,
+      from: ["SDB_ACCESS_USER"],
+      to: ["SDB_ACCESS_USER", "SDB_DATA_MANAGEMENT_USER"],
+    });
+    expect(await userRoles(repo, name)).toEqual(["SDB_ACCESS_USER"]);
+
+    const res = await mcp.raw("manage_user", { ...args, confirmation: p.confirmationRequired.token });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({
+      previousRoles: ["SDB_ACCESS_USER"],
+      user: { roles: ["SDB_ACCESS_USER", "SDB_DATA_MANAGEMENT_USER"] },
+    });
+    expect(await userRoles(repo, name)).toEqual(["SDB_ACCESS_USER", "SDB_DATA_MANAGEMENT_USER"]);
+    const ev = (await configEvents(repo, "USER")).find(
+      (e) => e.subject === name && e.commandType === "UPDATE",
+    );
+    expect(ev?.details).toEqual({
+      before: { roles: ["ROLE_SDB_ACCESS_USER"] },
+      after: { roles: ["ROLE_SDB_ACCESS_USER", "ROLE_SDB_DATA_MANAGEMENT_USER"] },
+    });
+    const same = await mcp.raw("manage_user", args);
+    expect(textOf(same)).toBe(
+      `User ${name} (Dee Volunteer) already has exactly SDB_ACCESS_USER, SDB_DATA_MANAGEMENT_USER; nothing to change.`,
+    );
+  });
+
+  it("a wrong user name, an unknown role or missing fields give a clear error and change nothing", async () => {
+    const nobody = await mcp.raw("manage_user", {
+      user: "no.such.person",
+      action: "set_roles",
+      roles: ["SDB_ACCESS_USER"],
+    });
+    expect(nobody.isError).toBe(true);
+    expect(textOf(nobody)).toBe(
+      "No user no.such.person; list user names with `users_and_access`, or add one with action add.",
+    );
+    const badRole = await mcp.raw("manage_user", {
+      user: "reader",
+      action: "set_roles",
+      roles: ["SDB_WIZARD"],
+    });
+    expect(textOf(badRole)).toMatch(/^No role SDB_WIZARD; the roles are SDB_ACCESS_USER, /);
+    const noEmail = await mcp.raw("manage_user", {
+      user: "someone.new",
+      action: "add",
+      fullName: "Some One",
+    });
+    expect(textOf(noEmail)).toBe(
+      "Adding a user needs fullName and email (their set-password code is mailed there).",
+    );
+    expect(await userRoles(repo, "reader")).toEqual(["SDB_ACCESS_USER"]);
+    expect(await listUsers(repo)).not.toContain("someone.new");
   });
 
   it("is not listed for a curator, and refused if called anyway", async () => {

@@ -48,3 +48,34 @@ export async function userEnabled(repo: RunningRepository, name: string): Promis
   const xml = await (await get(`/api/admin/users/${encodeURIComponent(name)}`)).text();
   return /<Enabled>true<\/Enabled>/.test(xml);
 }
+
+/** A confirmation preview as the guard answers it (nothing changed yet). */
+export interface Preview {
+  confirmationRequired: {
+    summary: string;
+    details: string[];
+    targets: { ref: string; title: string }[];
+    preview?: Record<string, unknown>;
+    token: string;
+  };
+}
+
+/** Reads a service route as the manager (an administrator), straight over HTTP: the read-back of a test. */
+export async function serviceJson<T>(repo: RunningRepository, path: string): Promise<T> {
+  const get = authed(repo.url, (await login(repo.url, "manager")).token);
+  const res = await get(path, { headers: { Accept: "application/json" } });
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as { value?: T };
+  return (body && typeof body === "object" && "value" in body ? body.value : body) as T;
+}
+
+/** The newest config events of a category (as the service records them). */
+export async function configEvents(
+  repo: RunningRepository,
+  category: string,
+): Promise<{ commandType: string; subject: string; username: string; details: unknown }[]> {
+  const v = await serviceJson<{
+    events: { commandType: string; subject: string; username: string; details: unknown }[];
+  }>(repo, `/api/admin/config-events?category=${category}`);
+  return v.events;
+}
