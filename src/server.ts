@@ -82,6 +82,10 @@ export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServe
       resources: subscribe ? { subscribe: true } : {},
       prompts: {},
       completions: {},
+      // What a tool call ran into (a failure, a write recorded in the audit log), as notifications/message
+      // for clients that show a log: only at or above the level the client asked for (2025: logging/setLevel;
+      // 2026-07-28: the level in each request's _meta), never secrets. The server's own log stays on stderr.
+      logging: {},
     },
     instructions: instructionsFor(deps.audience),
   });
@@ -316,6 +320,12 @@ function registerTool(
           if (auditLog.path && facts?.previous) {
             text += `\nAudit entry ${entry.id}: \`undo_metadata_change\` with this id puts back what was there before.`;
           }
+          await clientLog(ctx, "notice", {
+            tool: tool.name,
+            outcome: facts?.job ? "started" : "done",
+            targets: facts?.targets ?? targetsOf(plan),
+            ...(facts?.job ? { job: facts.job } : {}),
+          });
         }
         return {
           content: [
@@ -353,6 +363,7 @@ function registerTool(
           // A bug, not a service answer: keep the stack for whoever reads the log (stderr only).
           deps.log.error({ tool: tool.name, err }, "tool call failed unexpectedly");
         }
+        await clientLog(ctx, expected ? "warning" : "error", { tool: tool.name, message });
         if (writes) {
           const refused =
             err instanceof UserInputError ||
@@ -368,6 +379,20 @@ function registerTool(
       }
     },
   );
+}
+
+/**
+ * A log message for the client (MCP logging), sent only at or above the level it asked for; failing to send
+ * one (the client went away) never fails the call. Holds what the answer already says: no secrets.
+ */
+function clientLog(
+  ctx: {
+    mcpReq: { log(level: "notice" | "warning" | "error", data: unknown, logger?: string): Promise<void> };
+  },
+  level: "notice" | "warning" | "error",
+  data: Record<string, unknown>,
+): Promise<void> {
+  return ctx.mcpReq.log(level, data, "preservation-mcp").catch(() => {});
 }
 
 function targetsOf(plan: ConfirmPlan | undefined): TargetRef[] {
