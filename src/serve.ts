@@ -202,16 +202,19 @@ export async function serveOverHttp(
     url,
     async close() {
       draining = true;
-      // Subscription streams never end by themselves: end them first, so the drain waits only for calls.
+      // Subscription streams never end by themselves: end them first, so the drain waits only for calls;
+      // webhook subscriptions are removed meanwhile, and 2025 sessions closed once their calls are answered.
       listens.endAll();
-      await sessions?.close();
-      await live?.stop();
+      sessions?.endStreams();
+      const unsubscribed = live?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const pending = inFlight.count();
       if (pending > 0) log.info({ requests: pending }, "finishing requests in flight before stopping");
       if (!(await inFlight.settled(opts.drainMs ?? DEFAULT_DRAIN_MS))) {
         log.warn({ requests: inFlight.count() }, "stopping with requests still in flight (drain time over)");
       }
+      await sessions?.close();
+      await unsubscribed;
       (server as Server).closeAllConnections();
       await closed;
     },

@@ -2,6 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import {
   type AuthInfo,
   type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "pino";
@@ -20,6 +22,9 @@ import type { SubscriptionSink } from "./subscribe-handlers.js";
  * Sessions are this process's memory: behind a load balancer, 2025 clients with live resources need
  * sticky routing by the Mcp-Session-Id header (2026 clients need nothing: each listen stream is one request).
  */
+
+/** Resources one session may watch at once. */
+const MAX_WATCHED_PER_SESSION = 1000;
 
 export type LegacyFactory = (ctx: { authInfo?: AuthInfo; subscriptions: SubscriptionSink }) => McpServer;
 
@@ -45,6 +50,7 @@ export interface LegacySessionOptions {
 
 export class LegacySessions {
   private readonly sessions = new Map<string, Entry>();
+  private readonly openStreams = new Set<() => void>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly maxSessions: number;
   private readonly idleMs: number;
@@ -91,7 +97,12 @@ export class LegacySessions {
     return request.method === "GET" ? this.counted(entry, response) : response;
   }
 
-  /** Closes every session (server shutdown). */
+  /** Ends every open GET stream (shutdown: they never end by themselves); calls in flight go on. */
+  endStreams(): void {
+    for (const stop of [...this.openStreams]) stop();
+  }
+
+  /** Closes every session (server shutdown, once the calls in flight are answered). */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
     await Promise.allSettled([...this.sessions.values()].map((e) => this.end(e)));
@@ -108,6 +119,12 @@ export class LegacySessions {
     const sink: SubscriptionSink = {
       subscribe: (uri) => {
         if (watched.has(uri)) return;
+        if (watched.size >= MAX_WATCHED_PER_SESSION) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `this session already watches ${MAX_WATCHED_PER_SESSION} resources, the most one session may; unsubscribe from some first (a folder's subscription covers what arrives in it and leaves it)`,
+          );
+        }
         watched.add(uri);
         this.live.watch([uri]);
       },
@@ -162,13 +179,28 @@ export class LegacySessions {
     entry.streams++;
     const reader = response.body.getReader();
     let done = false;
+    let stop: (() => void) | undefined;
     const finish = () => {
       if (done) return;
       done = true;
       entry.streams--;
       entry.lastSeen = Date.now();
+      if (stop) this.openStreams.delete(stop);
     };
+    const streams = this.openStreams;
     const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stop = () => {
+          finish();
+          reader.cancel().catch(() => {});
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        };
+        streams.add(stop);
+      },
       async pull(controller) {
         try {
           const r = await reader.read();

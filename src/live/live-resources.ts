@@ -28,6 +28,9 @@ export type LiveState =
 const MAX_LOOKUPS_PER_DELIVERY = 100;
 /** Children remembered per watched folder (so an entity leaving it can be announced on it too). */
 const MAX_PRIMED_CHILDREN = 2000;
+/** Folders whose children are listed when first watched (later ones rely on events alone). */
+const MAX_PRIMED_FOLDERS = 1000;
+const FOLDER_PREFIX = "preservation://folder/";
 /** Entities whose parent is remembered. */
 const MAX_PARENTS = 50_000;
 /** One attempt to subscribe (six subscriptions, each with a challenge round trip) may take this long. */
@@ -49,6 +52,8 @@ export class LiveResources {
   private firstAttempt: Promise<void> | undefined;
   private retry: NodeJS.Timeout | undefined;
   private retryMs = FIRST_RETRY_MS;
+  private readonly primed = new Set<string>();
+  private priming: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: { webhookUrl: string; api: ServiceClient; log: Logger }) {}
 
@@ -156,10 +161,22 @@ export class LiveResources {
   watch(uris: readonly string[]): void {
     this.interest.add(uris);
     for (const uri of uris) {
-      if (uri === ROOT_URI) this.track(this.prime(null));
-      else if (uri.startsWith("preservation://folder/"))
-        this.track(this.prime(decodeURIComponent(uri.slice(22))));
+      if (uri === ROOT_URI) this.primeOnce(null);
+      else if (uri.startsWith(FOLDER_PREFIX))
+        this.primeOnce(decodeURIComponent(uri.slice(FOLDER_PREFIX.length)));
     }
+  }
+
+  /**
+   * Lists a newly watched folder's children once, one folder at a time: many clients watching many folders
+   * must not turn into a burst of listings against the service. Later changes keep the parents current.
+   */
+  private primeOnce(folder: string | null): void {
+    const key = folder ?? "";
+    if (this.primed.has(key) || this.primed.size >= MAX_PRIMED_FOLDERS) return;
+    this.primed.add(key);
+    this.priming = this.priming.then(() => this.prime(folder));
+    this.track(this.priming);
   }
 
   unwatch(uris: readonly string[]): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -184,4 +185,52 @@ describe("2025 sessions", () => {
     }
     expect(running.live.interest.has("preservation://root")).toBe(false);
   });
+});
+
+describe("shutdown with subscriptions open", () => {
+  it("ends 2025 session streams and 2026 listen streams at once instead of waiting out the drain", async () => {
+    const repo = await startTestRepository({ seed: "none" });
+    const running = await serveLive(repo, "manager");
+    try {
+      const legacy = new V1Client({ name: "t", version: "1" });
+      await legacy.connect(new V1HttpTransport(new URL(running.http.url)));
+      await legacy.subscribeResource({ uri: "preservation://root" });
+      const modern = new Client(
+        { name: "t2", version: "1" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await modern.connect(new StreamableHTTPClientTransport(new URL(running.http.url)));
+      const sub = await modern.listen({ resourceSubscriptions: ["preservation://root"] });
+      expect(running.live.interest.has("preservation://root")).toBe(true);
+      const started = Date.now();
+      await running.close(); // the default drain is 10 s
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(await sub.closed).not.toBe("local");
+      expect(running.live.interest.size).toBe(0);
+      await legacy.close().catch(() => {});
+      await modern.close().catch(() => {});
+    } finally {
+      await repo.close();
+    }
+  }, 30_000);
+
+  it("a 2025 session's call in flight still gets its answer", async () => {
+    const repo = await startTestRepository({ seed: "demo", faults: true });
+    const running = await serveLive(repo, "manager");
+    try {
+      const legacy = new V1Client({ name: "t", version: "1" });
+      await legacy.connect(new V1HttpTransport(new URL(running.http.url)));
+      await legacy.subscribeResource({ uri: "preservation://root" });
+      repo.faults?.inject({ path: "/api/content/search", delayMs: 1500 });
+      const call = legacy.callTool({ name: "search", arguments: { query: "minutes" } });
+      await new Promise((r) => setTimeout(r, 400));
+      const closing = running.close();
+      const result = await call;
+      expect(result.isError).toBeFalsy();
+      await closing;
+      await legacy.close().catch(() => {});
+    } finally {
+      await repo.close();
+    }
+  }, 30_000);
 });
