@@ -103,7 +103,8 @@ async function main(args) {
     for (const file of ["manifest.json", "package.json", "LICENSE", "README.md"]) {
       cpSync(join(ROOT, file), join(stage, file));
     }
-    for (const dir of ["src", "repository"]) {
+    // The bundled CLI (the entry point: it starts fastest) and the compiled sources it was made from.
+    for (const dir of ["bundle", "src", "repository"]) {
       cpSync(join(ROOT, "dist", dir), join(stage, "dist", dir), {
         recursive: true,
         filter: (f) => !f.endsWith(".map") && !f.endsWith(".d.ts"),

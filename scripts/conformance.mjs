@@ -35,7 +35,7 @@
  * --prefer-offline reuses the cache without asking the registry, and a cold cache installs from the registry
  * inside the run's own time limit. Versions and suite arguments come from the baseline file, reviewed together.
  * The runner is only probed when a run produced nothing, to say why; a warm run spends no time on it.
- * Run `npm run build` first: the server is dist/src/cli.js.
+ * Run `npm run build` first: the server is the shipped entry point, dist/bundle/preservation-mcp.cjs.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -44,7 +44,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const CLI = join(ROOT, "dist/src/cli.js");
+const CLI = join(ROOT, "dist/bundle/preservation-mcp.cjs");
 const BASELINES = ["expected-failures.json", "expected-failures-0.2.json"].map((f) =>
   join(ROOT, "test/conformance", f),
 );

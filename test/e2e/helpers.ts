@@ -155,7 +155,7 @@ function wrapV1(client: V1Client, negotiated: () => string | undefined): Omit<An
   };
 }
 
-/** Spawns `node dist/src/cli.js [args]` and connects the chosen client generation over stdio. */
+/** Spawns the shipped CLI (`node dist/bundle/preservation-mcp.cjs [args]`) and connects the chosen client generation over stdio. */
 export async function connectStdio(
   era: "v2" | "v1",
   opts: StdioOptions,

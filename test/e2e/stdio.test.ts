@@ -16,7 +16,7 @@ import {
 afterAll(killStragglers);
 
 /**
- * The shipped entry point over stdio, as an MCP host runs it: `node dist/src/cli.js` as a child process,
+ * The shipped entry point over stdio, as an MCP host runs it: `node dist/bundle/preservation-mcp.cjs` as a child process,
  * with both client generations, against a repository service given by URL and against the embedded default.
  */
 

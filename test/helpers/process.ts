@@ -2,8 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 
-/** The built CLI (npm test builds first: see the pretest script). */
-export const CLI = fileURLToPath(new URL("../../dist/src/cli.js", import.meta.url));
+/**
+ * The CLI as shipped: the bundled entry point `bin` names (npm test builds it first: see the pretest script).
+ * test/cli-bundle.test.ts checks it behaves as dist/src/cli.js, which the in-process tests exercise.
+ */
+export const CLI = fileURLToPath(new URL("../../dist/bundle/preservation-mcp.cjs", import.meta.url));
 
 export interface SpawnedRepository {
   url: string;

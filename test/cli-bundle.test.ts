@@ -1,0 +1,247 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import Module from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleCli } from "../scripts/bundle-cli.mjs";
+import { CLI } from "./helpers/process.js";
+
+/**
+ * The bundled CLI (scripts/bundle-cli.mjs, for a faster cold start) must be the same program as dist/src/cli.js:
+ * built here into a package-shaped folder (package.json, node_modules beside dist/), then driven as a real
+ * process by a real MCP client against the embedded default, side by side with the unbundled build. Its code
+ * cache (src/code-cache.ts) goes to a temporary XDG_CACHE_HOME.
+ */
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+let pkgDir: string;
+let bundled: string;
+let cacheHome: string;
+const dataDirs: string[] = [];
+
+beforeAll(async () => {
+  pkgDir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-"));
+  mkdirSync(join(pkgDir, "dist"));
+  copyFileSync(join(ROOT, "package.json"), join(pkgDir, "package.json"));
+  symlinkSync(join(ROOT, "node_modules"), join(pkgDir, "node_modules"));
+  bundled = await bundleCli({ outDir: join(pkgDir, "dist", "bundle") });
+  cacheHome = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-cache-"));
+}, 60_000);
+
+afterAll(() => {
+  rmSync(pkgDir, { recursive: true, force: true });
+  rmSync(cacheHome, { recursive: true, force: true });
+  for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** A child's environment: the bundle's code cache in this suite's temporary folder. */
+const childEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  ...getDefaultEnvironment(),
+  XDG_CACHE_HOME: cacheHome,
+  ...extra,
+});
+
+async function run(
+  cli: string,
+  args: string[],
+  env: Record<string, string> = childEnv(),
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const [code] = await once(child, "exit");
+  return { code: code as number | null, stdout, stderr };
+}
+
+/** One stdio session against the embedded default: the tool list, whoami, and what the server wrote on stderr. */
+async function session(cli: string, dataDir: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli],
+    env: childEnv({ PRESERVATION_DATA_DIR: dataDir, PRESERVATION_LOG_LEVEL: "info" }),
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString("utf8");
+  });
+  const client = new Client({ name: "bundle-test", version: "1" });
+  await client.connect(transport);
+  try {
+    const tools = (await client.listTools()).tools.map((t) => ({ name: t.name, input: t.inputSchema }));
+    const whoami = await client.callTool({ name: "whoami", arguments: {} });
+    // Words that are only inside the demo's PDFs (indexed at seed time by the service's PDF worker), then one
+    // PDF's text (extracted by the server's own PDF worker): both load unpdf by path from node_modules.
+    const found = await client.callTool({
+      name: "search",
+      arguments: { query: "Harbour Master report at the next meeting", type: "asset" },
+    });
+    const [hit] = (found.structuredContent as { hits: { ref: string }[] }).hits;
+    const pdf = await client.callTool({ name: "get_file", arguments: { ref: hit?.ref } });
+    const text = (pdf.content as { type: string; text: string }[])[0]?.text ?? "";
+    return { tools, whoami, pdfText: text.slice(text.indexOf("Text extracted")), stderr: () => stderr };
+  } finally {
+    await client.close();
+  }
+}
+
+describe("the bundled CLI", () => {
+  it("reports the package's version and the same help as the unbundled build", async () => {
+    const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
+    const v = await run(bundled, ["--version"]);
+    expect(v).toMatchObject({ code: 0, stdout: `${version}\n` });
+    const [help, plainHelp] = await Promise.all([run(bundled, ["--help"]), run(CLI, ["--help"])]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toBe(plainHelp.stdout);
+  });
+
+  it("serves the same tools over stdio against the embedded default, and logs JSON on stderr only", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-data-"));
+    dataDirs.push(dir);
+    const packed = await session(bundled, dir); // seeds the demo collection: the seeders' chunks, libsql
+    const plain = await session(CLI, dir);
+    expect(packed.tools).toEqual(plain.tools);
+    expect(packed.tools.length).toBeGreaterThan(10);
+    expect(packed.whoami.isError).toBeFalsy();
+    // Ports and times differ per start; who is signed in, with which roles, does not.
+    const who = (r: { structuredContent?: unknown }) => {
+      const { user, roles, tenant } = r.structuredContent as {
+        user: string;
+        roles: string[];
+        tenant: string;
+      };
+      return { user, roles, tenant };
+    };
+    expect(who(packed.whoami)).toEqual(who(plain.whoami));
+    expect(who(packed.whoami).user).toBe("curator");
+    expect(packed.pdfText).toMatch(/^Text extracted from the PDF[^\n]*\n[\s\S]*Harbour Master/);
+    expect(packed.pdfText).toBe(plain.pdfText);
+    // pino inside the bundle still writes one JSON object per line to stderr (stdout is the MCP channel).
+    const lines = packed
+      .stderr()
+      .split("\n")
+      .filter((l) => l.trim());
+    const messages = lines.map((l) => JSON.parse(l).msg as string);
+    expect(messages.some((m) => m.startsWith("embedded repository service at http://127.0.0.1:"))).toBe(true);
+  }, 60_000);
+
+  it("tells the scripted tour word for word as the unbundled build does", async () => {
+    // The tour drives many tools through a real client: searches, reads, files, events, a confirmed edit.
+    const tour = async (cli: string) => {
+      const dir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-tour-"));
+      dataDirs.push(dir);
+      const r = await run(cli, ["tour"], childEnv({ PRESERVATION_DATA_DIR: dir }));
+      expect(r.code, r.stderr).toBe(0);
+      // Ports, data folders and times differ per run.
+      return r.stdout
+        .replaceAll(dir, "DATA")
+        .replace(/127\.0\.0\.1:\d+/g, "HOST")
+        .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "TIME")
+        .replace(/\d+ ms/g, "N ms");
+    };
+    const [packed, plain] = await Promise.all([tour(bundled), tour(CLI)]);
+    expect(packed.split("\n").length).toBeGreaterThan(50);
+    expect(packed).toBe(plain);
+  }, 120_000);
+
+  it("runs the repository service alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-repo-"));
+    dataDirs.push(dir);
+    const child = spawn(
+      process.execPath,
+      [bundled, "repository", "--port", "0", "--seed", "none", "--data", dir],
+      { env: childEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      let out = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding("utf8").on("data", (d: string) => {
+          out += d;
+          const m = out.match(/^listening on (http:\/\/\S+)\n/);
+          if (m?.[1]) resolve(m[1]);
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code}`)));
+      });
+      const res = await fetch(`${url}/api/accesstoken/login`, {
+        method: "POST",
+        body: new URLSearchParams({ username: "curator", password: "curator-demo-pw" }),
+      });
+      expect(res.status).toBe(200);
+      expect((await res.json()) as { success: boolean }).toMatchObject({ success: true });
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    }
+  }, 30_000);
+});
+
+describe("the bundle's code cache", () => {
+  /** Runs `--version` with the bundle's files counted: how many V8 compiled and how many came from the cache. */
+  async function versionRun(env: Record<string, string>) {
+    const probe = join(pkgDir, "probe.mjs");
+    // The counts come from the bundle's own copy of src/code-cache.ts, printed on stderr at exit (after the
+    // cache's own exit handler, registered first).
+    writeFileSync(
+      probe,
+      `const { codeCacheStats } = await import(${JSON.stringify(bundled)});
+process.once("exit", () => process.stderr.write(JSON.stringify(codeCacheStats())));`,
+    );
+    return run(probe, ["--version"], env);
+  }
+
+  // Where Node has its own compile cache (22 and later), src/code-cache.ts hands the folder to it instead and
+  // counts nothing; this project runs on Node 20.
+  const nodeHasOwnCache =
+    typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === "function";
+
+  it.skipIf(nodeHasOwnCache)(
+    "writes the bytecode of a first start per user, and a second start compiles from it",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-cache1-"));
+      dataDirs.push(home);
+      const first = await versionRun(childEnv({ XDG_CACHE_HOME: home }));
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stderr)).toMatchObject({ accepted: 0 });
+      expect(JSON.parse(first.stderr).compiled).toBeGreaterThan(0);
+      const [folder] = readdirSync(join(home, "preservation-mcp"));
+      expect(folder).toBe(`v8-${process.version}-${process.arch}`);
+      expect(readdirSync(join(home, "preservation-mcp", folder as string)).length).toBeGreaterThan(0);
+      const second = await versionRun(childEnv({ XDG_CACHE_HOME: home }));
+      expect(second.stdout).toBe(first.stdout);
+      expect(JSON.parse(second.stderr)).toEqual({ accepted: JSON.parse(first.stderr).compiled, compiled: 0 });
+    },
+  );
+
+  it("is off with NODE_DISABLE_COMPILE_CACHE, and a cache folder that cannot be made does not stop a start", async () => {
+    const home = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-cache2-"));
+    dataDirs.push(home);
+    const off = await versionRun(childEnv({ XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: "1" }));
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.stderr)).toEqual({ accepted: 0, compiled: 0 });
+    expect(readdirSync(home)).toEqual([]);
+    // A file where the cache folder would go: nothing can be written there.
+    writeFileSync(join(home, "preservation-mcp"), "not a folder");
+    const blocked = await versionRun(childEnv({ XDG_CACHE_HOME: home }));
+    expect(blocked.code).toBe(0);
+    expect(blocked.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});
