@@ -93,7 +93,12 @@ export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServe
   const live: LiveServer = { server, registered: new Map(), api: createServiceClient(deps.session.http) };
   syncTools(live, deps);
   track(deps, live);
-  registerResources(server, { entity: live.api.entity, content: live.api.content, log: deps.log });
+  registerResources(server, {
+    entity: live.api.entity,
+    content: live.api.content,
+    operations: live.api.operations,
+    log: deps.log,
+  });
   registerPrompts(server, {
     entity: live.api.entity,
     content: live.api.content,

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse, Params } from "./http.js";
 import { all, attr, childText, intText, one, rootOf, text, type XmlElement } from "./xml.js";
@@ -708,6 +709,35 @@ export class OperationsApi {
       ...(completed ? { completed } : {}),
     };
   }
+
+  /**
+   * A finished run's result as the service's own CSV, unread: the stream, its length when the service
+   * says it (Content-Length) and its content type. The caller reads it (up to its own cap) or destroys it.
+   */
+  async reportCsv(token: string, signal?: AbortSignal): Promise<ReportCsv> {
+    const res = await this.http.request<Readable>({
+      path: `/api/reports/results/${encodeURIComponent(token)}`,
+      query: { format: "csv" },
+      accept: "text/csv, */*;q=0.5",
+      operation: "reports.resultCsv",
+      responseType: "stream",
+      signal,
+    });
+    const length = res.headers["content-length"];
+    const contentType = res.headers["content-type"];
+    return {
+      stream: res.data,
+      ...(length && /^\d+$/.test(length) ? { size: Number(length) } : {}),
+      ...(contentType ? { contentType } : {}),
+    };
+  }
+}
+
+export interface ReportCsv {
+  stream: Readable;
+  /** Bytes, when the service sent a Content-Length. */
+  size?: number;
+  contentType?: string;
 }
 
 /** An ISO instant as the workflow API's clients send it: `2026-11-22T21:08:37.000000+0000`. */

@@ -42,7 +42,11 @@ function tooLarge(uri: string, filename: string, size: number): ProtocolError {
 }
 
 /** Reads a stream to the end, or throws once it passes `limit` bytes (and stops the download). */
-async function readCapped(stream: Readable, limit: number, onOver: (seen: number) => Error): Promise<Buffer> {
+export async function readCapped(
+  stream: Readable,
+  limit: number,
+  onOver: (seen: number) => Error,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let seen = 0;
   try {

@@ -33,6 +33,11 @@ export function bitstreamUri(coRef: string, generation: number, index: number): 
   return `preservation://bitstream/${seg(coRef)}/${seg(generation)}/${seg(index)}`;
 }
 
+/** The full result (CSV) of a finished report run, by its job handle (the service's progress token). */
+export function reportUri(job: string): string {
+  return `preservation://report/${seg(job)}`;
+}
+
 /** The URI of an entity by its type code (SO folder, IO asset, CO content object). */
 export function entityUri(type: "SO" | "IO" | "CO", ref: string): string {
   return type === "SO" ? folderUri(ref) : type === "IO" ? assetUri(ref) : contentObjectUri(ref);

@@ -36,7 +36,15 @@ export interface ToolAnswer<O> {
   /** Compact human/model-readable rendering; defaults to the JSON of `structured`. */
   text?: string;
   /** Resource links (e.g. to bitstreams) shown next to the answer instead of inlined content. */
-  links?: { uri: string; name: string; mimeType?: string; description?: string }[];
+  links?: {
+    uri: string;
+    name: string;
+    title?: string;
+    mimeType?: string;
+    description?: string;
+    /** Bytes of the linked resource, when known. */
+    size?: number;
+  }[];
   /** What a write did, for the audit log (guards/audit.ts); never secrets. */
   audit?: AuditFacts;
 }

@@ -73,7 +73,7 @@ describe("preservation:// resources", () => {
   });
   afterAll(() => mcp.close());
 
-  it("lists the root listing and the top-level folders, and the five templates", async () => {
+  it("lists the root listing and the top-level folders, and the six templates", async () => {
     const { resources } = await mcp.client.listResources();
     expect(resources[0]).toMatchObject({ uri: ROOT_URI, mimeType: "application/json" });
     const folders = resources.filter((r) => r.uri.startsWith("preservation://folder/"));
@@ -88,6 +88,7 @@ describe("preservation:// resources", () => {
       "preservation://content-object/{ref}",
       "preservation://metadata/{entityRef}/{mref}",
       "preservation://bitstream/{coRef}/{generation}/{index}",
+      "preservation://report/{job}",
     ]);
     for (const t of resourceTemplates) {
       expect(t.title).toBeTruthy();

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { isNotFound, isServiceError } from "../../api/errors.js";
-import type { ReportColumn, ReportResult, ReportRun } from "../../api/operations.js";
+import type { OperationsApi, ReportColumn, ReportResult, ReportRun } from "../../api/operations.js";
+import { MAX_REPORT_BYTES } from "../../resources/reports.js";
+import { reportUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { toInstant } from "../support/dates.js";
@@ -9,7 +11,8 @@ import { clip, formatBytes, lines, plural } from "../support/text.js";
 /**
  * The service's reports: list them (with the caller's recent runs), run one as a job (its handle is the
  * service's progress token, followed with `job_status`), and fetch a finished result: summarised per
- * column (computed here: sums, ranges, top values) with the first rows as CSV, bounded.
+ * column (computed here: sums, ranges, top values) with the first rows as CSV, bounded, and a link to the
+ * whole CSV as the resource preservation://report/{job} (src/resources/reports.ts).
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -75,6 +78,8 @@ const output = z.object({
       columns: z.array(columnSummary),
       csv: z.string(),
       rowsShown: z.number(),
+      uri: z.string(),
+      csvBytes: z.number().optional(),
     })
     .optional(),
 });
@@ -170,6 +175,21 @@ function summaryLine(s: ColumnSummary): string {
   return `- ${s.name}: ${s.distinct} distinct${s.empty ? `, ${s.empty} empty` : ""}`;
 }
 
+/**
+ * The byte size of the run's CSV, from the headers alone (the body is not read): for the link and to say
+ * up front when the resource would be over its cap. Unknown (undefined) when the service does not say.
+ */
+async function csvSize(ops: OperationsApi, job: string, signal?: AbortSignal): Promise<number | undefined> {
+  try {
+    const csv = await ops.reportCsv(job, signal);
+    csv.stream.destroy();
+    return csv.size;
+  } catch {
+    // The JSON result answers for the run (and its errors); the size is only a nicety.
+    return undefined;
+  }
+}
+
 async function runParameters(args: {
   folder?: string;
   from?: string;
@@ -192,7 +212,7 @@ export default defineTool({
   name: "reports",
   title: "Reports: list, run, result",
   description:
-    "The repository's reports (assets by format, storage by folder, fixity inventory, ingest history, retention summary, changes by user). list: reports and your recent runs; run: starts one as a job (follow with `job_status`); result: a finished run summarised per column, with the first rows as CSV.",
+    "The repository's reports (assets by format, storage by folder, fixity inventory, ingest history, retention summary, changes by user). list: reports and your recent runs; run: starts one as a job (follow with `job_status`); result: a finished run summarised per column, the first rows as CSV, and a link to the full CSV.",
   toolset: "operations",
   // A run computes over what the caller may read and changes nothing in the collection (like an export).
   localOnly: true,
@@ -237,7 +257,7 @@ export default defineTool({
       const out = runOf(run);
       return {
         structured: { job: run.token, run: out },
-        text: `Report ${run.report}${params(run.parameters)} started as job ${run.token}; follow it with \`job_status\`, then \`reports\` with action result and this job.`,
+        text: `Report ${run.report}${params(run.parameters)} started as job ${run.token}; follow it with \`job_status\`, then \`reports\` with action result and this job (the full CSV will be the resource ${reportUri(run.token)}).`,
       };
     }
 
@@ -263,8 +283,12 @@ export default defineTool({
       );
     }
     let result: ReportResult;
+    let csvBytes: number | undefined;
     try {
-      result = await ops.reportResult(args.job, ctx.signal);
+      [result, csvBytes] = await Promise.all([
+        ops.reportResult(args.job, ctx.signal),
+        csvSize(ops, args.job, ctx.signal),
+      ]);
     } catch (err) {
       if (isServiceError(err) && err.status === 410)
         throw new UserInputError(
@@ -274,6 +298,9 @@ export default defineTool({
     }
     const columns = summarise(result.columns, result.rows);
     const { csv, shown } = csvExcerpt(result, args.rows);
+    const uri = reportUri(args.job);
+    const title = `${result.name ?? result.report}${params(result.parameters)}`;
+    const size = csvBytes !== undefined ? ` (${formatBytes(csvBytes)})` : "";
     return {
       structured: {
         run: runOf(run),
@@ -286,8 +313,20 @@ export default defineTool({
           columns,
           csv,
           rowsShown: shown,
+          uri,
+          ...(csvBytes !== undefined ? { csvBytes } : {}),
         },
       },
+      links: [
+        {
+          uri,
+          name: title,
+          title,
+          mimeType: "text/csv",
+          description: `Full result: ${plural(result.rowCount, "row")}`,
+          ...(csvBytes !== undefined ? { size: csvBytes } : {}),
+        },
+      ],
       text: lines(
         `${result.name ?? result.report}${params(result.parameters)}: ${plural(result.rowCount, "row")}, ${plural(result.columns.length, "column")}; run by ${result.runBy ?? "?"} over tags ${result.securityTags.join(", ") || "none"}, completed ${result.completed ?? "?"}.`,
         ...columns.map(summaryLine),
@@ -295,6 +334,9 @@ export default defineTool({
         csv,
         shown < result.rowCount &&
           `${result.rowCount - shown} more rows: ask with a larger \`rows\` (max 200).`,
+        csvBytes !== undefined && csvBytes > MAX_REPORT_BYTES
+          ? `The full CSV${size} is over the ${formatBytes(MAX_REPORT_BYTES)} limit for reading it as the resource ${uri}; the summary above covers every row.`
+          : `The full CSV${size} is at ${uri}.`,
       ),
     };
   },

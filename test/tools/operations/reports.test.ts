@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { OperationsApi } from "../../../src/api/operations.js";
+import { reportUri } from "../../../src/resources/uris.js";
+import { formatBytes } from "../../../src/tools/support/text.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { authed, login, startTestRepository } from "../../helpers/repository.js";
 
 const FLAGS = ["--toolsets", "all"];
 
@@ -15,6 +17,8 @@ interface Result {
     rowCount: number;
     rowsShown: number;
     csv: string;
+    uri: string;
+    csvBytes?: number;
     securityTags: string[];
     columns: { name: string; sum?: number; distinct: number; top?: { value: string; count: number }[] }[];
   };
@@ -60,6 +64,7 @@ describe.each(ERAS)("reports (%s)", (era) => {
     expect(run.isError, textOf(run)).toBeFalsy();
     const { job } = run.structuredContent as { job: string };
     expect(textOf(run)).toMatch(`started as job ${job}; follow it with \`job_status\``);
+    expect(textOf(run)).toContain(`the full CSV will be the resource ${reportUri(job)}`);
     expect(await finish(mcp, job)).toBe("COMPLETED");
 
     const res = await mcp.raw("reports", { action: "result", job, rows: 2 });
@@ -74,6 +79,24 @@ describe.each(ERAS)("reports (%s)", (era) => {
     expect(text).toMatch(new RegExp(`- bytes: total ${bytes.toLocaleString("en")} `));
     expect(text).toMatch(/- securityTag: \d+ distinct; top /);
     expect(text).toMatch(/more rows: ask with a larger `rows`/);
+
+    // The whole CSV is linked as a resource, with the size the service gives for it.
+    const { token } = await login(repo.url, "manager");
+    const served = await authed(repo.url, token)(`/api/reports/results/${job}?format=csv`);
+    const csvBytes = Buffer.from(await served.arrayBuffer()).length;
+    expect(r.uri).toBe(reportUri(job));
+    expect(r.csvBytes).toBe(csvBytes);
+    const link = res.content.find((c) => c.type === "resource_link");
+    expect(link).toEqual({
+      type: "resource_link",
+      uri: reportUri(job),
+      name: "Storage by folder",
+      title: "Storage by folder",
+      mimeType: "text/csv",
+      description: `Full result: ${r.rowCount} rows`,
+      size: csvBytes,
+    });
+    expect(text.split("\n").at(-1)).toBe(`The full CSV (${formatBytes(csvBytes)}) is at ${reportUri(job)}.`);
   });
 
   it("runs ingest-history with dates, and refuses bad input", async () => {
