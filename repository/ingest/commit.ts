@@ -11,8 +11,10 @@ import {
   insertEntity,
 } from "../store/entities/write.js";
 import { recordChange } from "../store/events/write.js";
+import { type BlobCost, checkQuota, quotaMessage } from "../store/storage/quota.js";
 import { checkPlan, type Depositor } from "./check.js";
 import { filesOf, type IngestPlan, type PlannedAsset, type PlannedFile } from "./plan.js";
+import { PackageRefused } from "./zip.js";
 
 /**
  * Creates everything a checked, streamed plan describes in ONE transaction: folders, assets, content
@@ -52,6 +54,15 @@ export function commitPlan(db: Db, input: CommitInput): CommitResult {
     const { plan, now } = input;
     // Checked again under the write lock: a folder deleted, a tag removed, a ref taken meanwhile.
     checkPlan(db, plan, input.depositor);
+    // The quota again, under the write lock: another write may have used the room since the first check.
+    // Refused here, the transaction creates nothing; the streamed blobs stay on disk unnamed (not counted),
+    // as after a crash: removing them could take a blob from a concurrent write that found it there.
+    const quota = checkQuota(db, storedBlobs(plan));
+    if (!quota.fits) {
+      throw new PackageRefused(
+        quotaMessage(quota, `the package "${input.packageName}"`, "nothing was ingested"),
+      );
+    }
     const created: string[] = [];
     const refOf = new Map<string, string>();
     const parentRef = (p: PlannedAsset["parent"]) =>
@@ -137,6 +148,16 @@ export function commitPlan(db: Db, input: CommitInput): CommitResult {
     setActionStatus(db, input.actionId, result.status, now, result.message);
     return result;
   })();
+}
+
+/** The blobs the commit will name: the streamed files of the assets it creates. */
+function storedBlobs(plan: IngestPlan): BlobCost[] {
+  const out: BlobCost[] = [];
+  for (const a of plan.assets) {
+    if (a.problem) continue;
+    for (const f of filesOf(a)) if (f.blob) out.push({ sha256: f.blob.sha256, size: f.blob.size });
+  }
+  return out;
 }
 
 function describe(

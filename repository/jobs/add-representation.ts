@@ -5,6 +5,7 @@ import type { StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { addAccessRepresentation } from "../store/files/write.js";
+import { checkQuota, QuotaExceeded, quotaMessage } from "../store/storage/quota.js";
 import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
 /**
@@ -37,29 +38,43 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
     return fail("The uploaded file is no longer in the content store; upload it again");
   }
   const format = await identifyStoredBlob(content, p.blob, p.filename);
-  const outcome = db.transaction((): ActionOutcome | undefined => {
-    const io = getEntity(db, p.ioRef);
-    if (io?.type !== "IO") return undefined;
-    const date = r.now();
-    const { co, representation } = addAccessRepresentation(
-      db,
-      io,
-      p.name,
-      { filename: p.filename, format, blob: p.blob },
-      date,
-    );
-    recordChange(db, {
-      username: r.action.username,
-      date,
-      type: EventType.MODIFIED,
-      commandType: "AddRepresentation",
-      entityRefs: [io.ref, co.ref],
-      detail: `Access representation ${representation} "${p.name}" holds content object ${co.ref} (${p.filename}, ${p.blob.size} bytes)`,
-    });
-    const message = `Access representation ${representation} added with content object ${co.ref}`;
-    recordItem(db, r.action.id, { entity_ref: io.ref, outcome: "done", message }, date);
-    return { status: "COMPLETED", message: `Asset ${io.ref}: ${message}` };
-  })();
+  let outcome: ActionOutcome | undefined;
+  try {
+    outcome = db.transaction((): ActionOutcome | undefined => {
+      const io = getEntity(db, p.ioRef);
+      if (io?.type !== "IO") return undefined;
+      // Checked again under the write lock: the route checked before storing the file, but another write
+      // may have used the room since. The file stays on disk unnamed (not counted), as after a crash.
+      const quota = checkQuota(db, [p.blob]);
+      if (!quota.fits)
+        throw new QuotaExceeded(
+          quota,
+          quotaMessage(quota, `the representation file ${p.filename}`, "nothing was changed"),
+        );
+      const date = r.now();
+      const { co, representation } = addAccessRepresentation(
+        db,
+        io,
+        p.name,
+        { filename: p.filename, format, blob: p.blob },
+        date,
+      );
+      recordChange(db, {
+        username: r.action.username,
+        date,
+        type: EventType.MODIFIED,
+        commandType: "AddRepresentation",
+        entityRefs: [io.ref, co.ref],
+        detail: `Access representation ${representation} "${p.name}" holds content object ${co.ref} (${p.filename}, ${p.blob.size} bytes)`,
+      });
+      const message = `Access representation ${representation} added with content object ${co.ref}`;
+      recordItem(db, r.action.id, { entity_ref: io.ref, outcome: "done", message }, date);
+      return { status: "COMPLETED", message: `Asset ${io.ref}: ${message}` };
+    })();
+  } catch (err) {
+    if (err instanceof QuotaExceeded) return fail(err.message);
+    throw err;
+  }
   return (
     outcome ??
     fail(`Asset ${p.ioRef} was deleted before the representation could be added; nothing was changed`)

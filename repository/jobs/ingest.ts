@@ -5,12 +5,14 @@ import { commitPlan } from "../ingest/commit.js";
 import { planPackage } from "../ingest/detect.js";
 import { packagePath, removePackage, sweepPackages } from "../ingest/packages.js";
 import { INGEST_KIND, INGEST_PATH, type IngestParams } from "../ingest/params.js";
+import { planQuota } from "../ingest/quota.js";
 import { plannedFiles, streamFiles } from "../ingest/stream.js";
 import { DEFAULT_PACKAGE_LIMITS, PackageRefused, ZipPackage } from "../ingest/zip.js";
 import type { ActionRow } from "../store/actions/read.js";
 import { recordItems, setActionStatus } from "../store/actions/write.js";
 import { getUser, Permission, Permissions } from "../store/auth.js";
 import { getEntity } from "../store/entities/write.js";
+import { quotaMessage } from "../store/storage/quota.js";
 import { type ActionOutcome, type ActionRun, registerActionKind, StopRequested } from "./registry.js";
 
 /**
@@ -18,8 +20,9 @@ import { type ActionOutcome, type ActionRun, registerActionKind, StopRequested }
  * and assets. In order: the zip's directory is read and every entry checked (a zip-slip name, a link,
  * an encrypted entry refuse the whole package before anything is read); the package kind is detected
  * and its manifests read into a plan; the plan is checked against the store (tags, refs, folders,
- * rights); the files are streamed into the content store, fixities computed and declared ones checked;
- * then ONE transaction creates every entity with the Ingest event, the items and the final status.
+ * rights); the storage quota is checked (ingest/quota.ts: a package that would pass it fails whole, before
+ * any byte is stored); the files are streamed into the content store, fixities computed and declared ones
+ * checked; then ONE transaction creates every entity with the Ingest event, the items and the final status.
  *
  * Interrupted (a stop or kill -9) before that transaction, nothing is visible and the action is still
  * ACTIVE with its package on disk: at the next start it runs again from the beginning (blobs already
@@ -69,6 +72,13 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
     });
     const plan = await planPackage(pkg, params.parentRef);
     checkPlan(svc.db, plan, depositor);
+    // The storage quota, before any byte enters the content store: a refusal leaves nothing behind.
+    const quota = await planQuota(svc.db, pkg, plan, () => r.pause());
+    if (quota && !quota.fits) {
+      throw new PackageRefused(
+        quotaMessage(quota, `the package "${params.packageName}"`, "nothing was ingested"),
+      );
+    }
     const total = plannedFiles(plan).length + plan.missing.length;
     const setProgress = svc.db.prepare(
       "UPDATE actions SET total = ?, done = ?, failed = ?, updated = ? WHERE id = ?",

@@ -5,6 +5,7 @@ import type { StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { addReplacementGeneration } from "../store/files/write.js";
+import { checkQuota, QuotaExceeded, quotaMessage } from "../store/storage/quota.js";
 import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
 /**
@@ -36,31 +37,45 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
     return fail("The uploaded file is no longer in the content store; upload it again");
   }
   const format = await identifyStoredBlob(content, p.blob, p.filename);
-  const outcome = db.transaction((): ActionOutcome | undefined => {
-    const co = getEntity(db, p.coRef);
-    if (co?.type !== "CO") return undefined;
-    const date = r.now();
-    const generation = addReplacementGeneration(
-      db,
-      co.ref,
-      { filename: p.filename, format, blob: p.blob },
-      date,
-    );
-    recordChange(db, {
-      username: r.action.username,
-      date,
-      type: EventType.CONTENT_REPLACED,
-      commandType: "ReplaceContent",
-      entityRefs: co.parent_ref ? [co.ref, co.parent_ref] : [co.ref],
-      detail: `Generation ${generation} (${p.filename}, ${p.blob.size} bytes, SHA256 ${p.blob.sha256}) replaces the previous active generation`,
-    });
-    const message = `Generation ${generation} added`;
-    recordItem(db, r.action.id, { entity_ref: co.ref, outcome: "done", message }, date);
-    return {
-      status: "COMPLETED",
-      message: `Content object ${co.ref}: generation ${generation} is now active`,
-    };
-  })();
+  let outcome: ActionOutcome | undefined;
+  try {
+    outcome = db.transaction((): ActionOutcome | undefined => {
+      const co = getEntity(db, p.coRef);
+      if (co?.type !== "CO") return undefined;
+      // Checked again under the write lock: the route checked before storing the file, but another write
+      // may have used the room since. The file stays on disk unnamed (not counted), as after a crash.
+      const quota = checkQuota(db, [p.blob]);
+      if (!quota.fits)
+        throw new QuotaExceeded(
+          quota,
+          quotaMessage(quota, `the new content ${p.filename}`, "nothing was changed"),
+        );
+      const date = r.now();
+      const generation = addReplacementGeneration(
+        db,
+        co.ref,
+        { filename: p.filename, format, blob: p.blob },
+        date,
+      );
+      recordChange(db, {
+        username: r.action.username,
+        date,
+        type: EventType.CONTENT_REPLACED,
+        commandType: "ReplaceContent",
+        entityRefs: co.parent_ref ? [co.ref, co.parent_ref] : [co.ref],
+        detail: `Generation ${generation} (${p.filename}, ${p.blob.size} bytes, SHA256 ${p.blob.sha256}) replaces the previous active generation`,
+      });
+      const message = `Generation ${generation} added`;
+      recordItem(db, r.action.id, { entity_ref: co.ref, outcome: "done", message }, date);
+      return {
+        status: "COMPLETED",
+        message: `Content object ${co.ref}: generation ${generation} is now active`,
+      };
+    })();
+  } catch (err) {
+    if (err instanceof QuotaExceeded) return fail(err.message);
+    throw err;
+  }
   return (
     outcome ??
     fail(`Content object ${p.coRef} was deleted before its content could be replaced; nothing was changed`)

@@ -6,6 +6,7 @@ import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { BlobTooLargeError, type StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/write.js";
+import { checkQuota, quotaMessage } from "../store/storage/quota.js";
 import {
   type EntityContext,
   type EntityEnv,
@@ -18,8 +19,8 @@ import {
  * Content writes: replacing a content object's content (a new generation) and adding access
  * representations. The route checks everything it can before reading the body (4xx, nothing stored),
  * then streams the body to the content store (never holding it in memory) while the fixities are
- * computed; a declared fixity that does not match refuses the file before it is stored. Only then is
- * the action created; it adds the rows (wire facts: wire-writes-admin.md §1, wire-formats.md §2.10).
+ * computed; a declared fixity that does not match refuses the file before it is stored, and so does the
+ * storage quota (409; the action checks it again). Only then is the action created; it adds the rows (wire facts: wire-writes-admin.md §1, wire-formats.md §2.10).
  */
 
 /** Largest file an upload may send unless the service was started with another `maxUploadBytes`. */
@@ -200,7 +201,8 @@ function tooLarge(c: EntityContext, maxBytes: number): HTTPException {
 /**
  * Streams the request body to the content store. Refuses, storing nothing: a declared length over the
  * cap (before reading), a body over the cap (as soon as it passes it), an empty body, a body whose
- * fixity differs from a declared one, and whatever `stillWanted` refuses (checked just before the blob
+ * fixity differs from a declared one, whatever `stillWanted` refuses, and a file that would take the
+ * repository past its storage quota (checked just before the blob
  * is stored, so a target deleted during a long upload leaves nothing behind).
  */
 async function receiveUpload(
@@ -243,6 +245,16 @@ async function receiveUpload(
           }
         }
         stillWanted();
+        // Last, with the bytes hashed but not yet stored: a file the repository already holds costs
+        // nothing. 409, as for the edition's other limits: the repository's state refuses it, and
+        // freeing space or raising the quota lets the same request succeed (413 means "too large to be
+        // accepted at all" and closes the connection).
+        const quota = checkQuota(svc.db, [blob]);
+        if (!quota.fits) {
+          throw new HTTPException(409, {
+            message: quotaMessage(quota, `the uploaded file (${blob.size} bytes)`, "nothing was stored"),
+          });
+        }
       },
     });
   } catch (err) {

@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { Permission } from "../store/auth.js";
 import type { EntityType } from "../store/entities/write.js";
 import { findPreview } from "../store/previews/read.js";
 import { deletePreview, setPreview } from "../store/previews/write.js";
+import { checkQuota, quotaMessage } from "../store/storage/quota.js";
 import { ENTITY_PATH } from "../xml/common.js";
 import {
   type EntityContext,
@@ -99,6 +101,15 @@ export function registerPreviewRoutes(api: Hono<EntityEnv>): void {
       }
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const svc = c.get("svc");
+      // The storage quota counts previews too; checked before the image is stored (409, nothing kept). The
+      // image it replaces is not subtracted: its bytes are freed only if nothing else names them.
+      const sha256 = createHash("sha256").update(bytes).digest("hex");
+      const quota = checkQuota(svc.db, [{ sha256, size: bytes.length }]);
+      if (!quota.fits) {
+        throw new HTTPException(409, {
+          message: quotaMessage(quota, `the preview image (${bytes.length} bytes)`, "nothing was stored"),
+        });
+      }
       const blob = svc.content.put(bytes);
       svc.db.transaction(() => {
         setPreview(svc.db, e.ref, blob, mime, nowIso(c));

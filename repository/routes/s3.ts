@@ -5,12 +5,13 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv, ServiceContext } from "../context.js";
 import { requestText } from "../http/request-text.js";
 import { newPackagePath } from "../ingest/packages.js";
+import { packageQuota } from "../ingest/quota.js";
 import { looksLikeZip } from "../ingest/receive.js";
 import { startIngest } from "../ingest/start.js";
 import { BodyTooLarge, type ReceivedBody, receiveBody } from "../s3/body.js";
 import { findAccessToken } from "../s3/credentials.js";
 import { expectedDigests } from "../s3/digests.js";
-import { errorDocument, invalidArgument, noSuchUpload, S3Error } from "../s3/errors.js";
+import { clip, errorDocument, invalidArgument, noSuchUpload, S3Error } from "../s3/errors.js";
 import {
   abortUpload,
   assembleParts,
@@ -47,6 +48,7 @@ import {
 } from "../s3/xml.js";
 import type { ActionRow } from "../store/actions/read.js";
 import { getUser, Permissions } from "../store/auth.js";
+import { quotaMessage } from "../store/storage/quota.js";
 import { liveToken } from "../store/tokens.js";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "./entity-content-writes.js";
 
@@ -58,7 +60,7 @@ import { DEFAULT_MAX_UPLOAD_BYTES } from "./entity-content-writes.js";
  * that completes it (PutObject, CompleteMultipartUpload) carries the ingest's progress token in
  * `Preservica-Progress-Token`. Bodies stream to disk, never into memory, capped by `maxUploadBytes`.
  * Replies and errors are S3's XML; a missing or expired token is 401 (the real service's clients log in
- * again on 401), a missing permission 403 AccessDenied. See docs/repository-api/s3-upload.md.
+ * again on 401), a missing permission 403 AccessDenied, a package over the storage quota 403 QuotaExceeded. See docs/repository-api/s3-upload.md.
  */
 
 type S3Env = { Variables: AppEnv["Variables"] & { requestId: string } };
@@ -306,6 +308,7 @@ async function putObject(c: S3Context): Promise<Response> {
     if (!looksLikeZip(await head(partial))) throw notAZip(key);
     // Checked again: the folder may have gone, or the caller's rights changed, during a long upload.
     checkIngestTarget(svc, caller, parentRef);
+    await refuseOverQuota(c, partial, parentRef, key, "nothing was stored");
     await rename(partial, path);
   } catch (err) {
     await rm(partial, { force: true });
@@ -428,6 +431,19 @@ async function completeUpload(c: S3Context, uploadId: string): Promise<Response>
     await releaseUpload(svc.dataDir, uploadId, claimed);
     throw err;
   }
+  try {
+    await refuseOverQuota(
+      c,
+      path,
+      parentRef,
+      key,
+      "nothing was ingested; the parts are kept, so complete the upload again once there is room, or abort it",
+    );
+  } catch (err) {
+    await rm(path, { force: true });
+    await releaseUpload(svc.dataDir, uploadId, claimed);
+    throw err;
+  }
   await removeUploadFolder(claimed);
   const action = ingest(c, path, parentRef, key);
   const etag = multipartEtag(parts);
@@ -501,6 +517,29 @@ async function listParts(c: S3Context, upload: UploadRecord): Promise<Response> 
 }
 
 // --- shared ----------------------------------------------------------------------------------------
+
+/**
+ * Refuses a package that would take the repository past its storage quota, before its ingest starts:
+ * 403 QuotaExceeded, the code S3-compatible stores with quotas answer (Ceph RGW; S3 clients do not retry a
+ * 403), with the message naming the bytes used, needed and left. Measured as the ingest measures it
+ * (ingest/quota.ts: files already held cost nothing); the ingest checks again when it runs.
+ */
+async function refuseOverQuota(
+  c: S3Context,
+  packageFile: string,
+  parentRef: string | null,
+  key: string,
+  outcome: string,
+): Promise<void> {
+  const { user, permissions } = c.get("caller");
+  const quota = await packageQuota(c.get("svc"), packageFile, parentRef, {
+    username: user.username,
+    permissions,
+  });
+  if (quota && !quota.fits) {
+    throw new S3Error(403, "QuotaExceeded", quotaMessage(quota, `the package "${clip(key)}"`, outcome));
+  }
+}
 
 /** Hands a complete package file to an ingest: its action's id is the progress token. */
 function ingest(c: S3Context, packagePath: string, parentRef: string | null, key: string): ActionRow {

@@ -6,6 +6,7 @@ import type { AppEnv } from "../context.js";
 import { isUuid } from "../params.js";
 import { Role } from "../store/auth.js";
 import { findBitstream, findGeneration } from "../store/entities/read.js";
+import { setStorageQuota } from "../store/storage/quota.js";
 import {
   type AdapterRow,
   adapterNamed,
@@ -32,7 +33,8 @@ import { type EntityEnv, readableEntity, requireIndex, xml } from "./entity-comm
 
 /**
  * The Storage API (`/api/storage`, JSON in the envelope `{success, version, value}`): the storage quota,
- * measured from the bytes the content store really holds, and the storage adapters (view, add, update,
+ * measured from the bytes the content store really holds and enforced by every write that stores bytes
+ * (store/storage/quota.ts; administrators change it with PUT /quota), and the storage adapters (view, add, update,
  * remove: administrators only, as the spec says). Also here, because they are the same records seen from
  * elsewhere: the Settings API's storage policy (`/api/settings/storage/config/policy`, mounted on its own
  * so it does not depend on the rest of the Settings API) and the Entity API's storage locations of a
@@ -60,6 +62,12 @@ export function storageRoutes(): Hono<AppEnv> {
   app.use(requireToken);
 
   app.get("/quota", (c) => ok(c, quotaJson(c)));
+  app.put("/quota", async (c) => {
+    requireAdminRole(c, "change the storage quota");
+    const quotaBytes = quotaInput(await jsonObject(c));
+    setStorageQuota(c.get("svc").db, quotaBytes, username(c), nowIso(c));
+    return ok(c, quotaJson(c));
+  });
 
   app.get("/adapters", (c) => {
     requireAdminRole(c, "view storage adapters");
@@ -472,6 +480,42 @@ function policyJson(_c: Ctx, p: StoragePolicy) {
     applied: p.applied,
     appliedBy: p.applied_by,
   };
+}
+
+/** Fields of the quota's JSON a client may send back with a new quotaBytes: ignored. */
+const QUOTA_READ_ONLY = [
+  "edition",
+  "usedBytes",
+  "remainingBytes",
+  "percentUsed",
+  "exceeded",
+  "storedBlobs",
+  "bitstreams",
+  "previews",
+  "measured",
+];
+
+/** `{"quotaBytes": n}` (a whole number of bytes, 0 or more) or `{"quotaBytes": null}` (no limit). */
+function quotaInput(body: Record<string, unknown>): number | null {
+  const unknown = Object.keys(body).filter((k) => k !== "quotaBytes" && !QUOTA_READ_ONLY.includes(k));
+  if (unknown.length > 0) {
+    throw badRequest(
+      `Unknown field${unknown.length > 1 ? "s" : ""} ${fieldList(unknown)}; send {"quotaBytes": <bytes>} or {"quotaBytes": null} for no limit`,
+    );
+  }
+  if (!("quotaBytes" in body)) {
+    throw badRequest(
+      'quotaBytes is required: send {"quotaBytes": <bytes>} or {"quotaBytes": null} for no limit',
+    );
+  }
+  const q = body.quotaBytes;
+  if (q === null) return null;
+  if (typeof q !== "number" || !Number.isSafeInteger(q) || q < 0) {
+    throw badRequest(
+      `quotaBytes must be a whole number of bytes, 0 or more (e.g. 5000000000 for 5 GB), or null for no limit; got ${JSON.stringify(q)?.slice(0, 40) ?? "nothing"}`,
+    );
+  }
+  return q;
 }
 
 function quotaJson(c: Ctx) {

@@ -1,12 +1,11 @@
 import type { Db } from "../store/db.js";
 import { BUILT_IN_ADAPTER_ID } from "../store/migrations/010-storage.js";
-import { storedBytes } from "../store/storage/read.js";
 import { applyStoragePolicy, createAdapter, setEntitlement } from "../store/storage/write.js";
 import { uuidFrom } from "./ids.js";
 
 /**
- * The demo's storage and entitlements: a Starter edition (the one a storage quota applies to) whose quota is
- * set just above the bytes the demo collection really stores (about 85% used), two simulated adapters beside
+ * The demo's storage and entitlements: a Starter edition (the one a storage quota applies to) with a 1 GB
+ * quota, two simulated adapters beside
  * the built-in content store (an offsite S3 replica that the storage policy keeps a second copy on, and a
  * Glacier cold tier added later and not yet used), and the config events of those changes, dated in the
  * demo's history. Called by the demo seed after the content is written, inside its transaction.
@@ -16,8 +15,12 @@ export const DEMO_STORAGE = {
   edition: "Starter",
   replicaId: uuidFrom("demo:storage-adapter:offsite-replica"),
   coldId: uuidFrom("demo:storage-adapter:cold-tier"),
-  /** Share of the quota the demo's stored bytes fill. */
-  targetUse: 0.86,
+  /**
+   * The storage quota. Enforced (store/storage/quota.ts), so it leaves room: the demo collection stores
+   * about 1 MB, and the embedded default, which uses this seed, is where a newcomer ingests their own first
+   * files. A quota set just above the demo's bytes (as before enforcement) would refuse the first photo.
+   */
+  quotaBytes: 1_000_000_000,
   limits: { USERS: 10, ENTITIES: 500, STORAGE_ADAPTERS: 4 },
 } as const;
 
@@ -59,11 +62,5 @@ export function seedStorage(db: Db): void {
     "2025-09-10T14:30:00.000Z",
     DEMO_STORAGE.coldId,
   );
-  setEntitlement(db, DEMO_STORAGE.edition, { ...DEMO_STORAGE.limits, STORAGE: demoQuota(db) });
-}
-
-/** The quota: the bytes stored over the target share, rounded up to a whole 100 kB. */
-function demoQuota(db: Db): number {
-  const used = storedBytes(db).usedBytes;
-  return Math.max(100_000, Math.ceil(used / DEMO_STORAGE.targetUse / 100_000) * 100_000);
+  setEntitlement(db, DEMO_STORAGE.edition, { ...DEMO_STORAGE.limits, STORAGE: DEMO_STORAGE.quotaBytes });
 }

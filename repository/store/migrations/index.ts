@@ -10,6 +10,7 @@ import { system } from "./008-system.js";
 import { admin } from "./009-admin.js";
 import { storage } from "./010-storage.js";
 import { webhooks } from "./011-webhooks.js";
+import { blobIndex } from "./012-blob-index.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   admin,
   storage,
   webhooks,
+  blobIndex,
 ];
 
 /** The schema version this program writes. */

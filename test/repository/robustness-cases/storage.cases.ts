@@ -96,12 +96,46 @@ const policyBodies: [string, string, number[]][] = [
   ["deeply nested", DEEP, [400]],
 ];
 
+/** Bodies for PUT /api/storage/quota that must be refused whole (the quota stays as it is). */
+const quotaBodies: [string, string, number[]][] = [
+  ["not JSON", "quotaBytes=1", [400]],
+  ["a JSON array", "[1]", [400]],
+  ["JSON null", "null", [400]],
+  ["a bare number", "1000", [400]],
+  ["an empty object", "{}", [400]],
+  ["a negative quota", '{"quotaBytes":-1}', [400]],
+  ["a fractional quota", '{"quotaBytes":1.5}', [400]],
+  ["a quota as text", '{"quotaBytes":"1000"}', [400]],
+  ["a quota beyond safe integers", '{"quotaBytes":1e300}', [400]],
+  ["a quota as an object", '{"quotaBytes":{"bytes":1}}', [400]],
+  ["an unknown field", '{"quotaBytes":1,"edition":"x","unlimited":true}', [400]],
+  ["thousands of unknown fields", MANY_KEYS, [400]],
+  ["deeply nested", DEEP, [400]],
+  ["a huge body", JSON.stringify({ quotaBytes: 1, pad: HUGE }), [400, 413]],
+];
+
 export const CASES: Case[] = [
   // Quota.
   { name: "storage: quota", path: `${S}/quota`, expect: [200] },
   { name: "storage: quota without a token", path: `${S}/quota`, auth: false, expect: [401] },
   { name: "storage: quota with junk parameters", path: `${S}/quota?start=-1&max=abc&%00=x`, expect: [200] },
   write("POST", "POST to the quota", `${S}/quota`, "{}", [404, 405]),
+  ...quotaBodies.map(([name, body, expect]) =>
+    write("PUT", `set the quota with ${name}`, `${S}/quota`, body, expect),
+  ),
+  write(
+    "PUT",
+    "set the quota to the value it has",
+    `${S}/quota`,
+    `{"quotaBytes":${DEMO_STORAGE.quotaBytes}}`,
+    [200],
+  ),
+  write("PUT", "set the quota as a curator", `${S}/quota`, '{"quotaBytes":1}', [403], {
+    headers: { ...JSON_TYPE, ...CURATOR },
+    auth: false,
+  }),
+  write("PUT", "set the quota without a token", `${S}/quota`, '{"quotaBytes":1}', [401], { auth: false }),
+  { name: "storage: DELETE the quota", method: "DELETE", path: `${S}/quota`, expect: [404, 405] },
   { name: "storage: unknown storage path", path: `${S}/quotas`, expect: [404] },
 
   // Adapters: reads.

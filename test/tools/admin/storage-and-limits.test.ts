@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { authed, login, startTestRepository } from "../../helpers/repository.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
 interface Answer {
@@ -32,6 +32,28 @@ describe.each(ERAS)("storage_and_limits (%s)", (era) => {
     await repo?.close();
   });
 
+  it("says Yes, with the figure, once storage passes 80% of the quota", async () => {
+    const before = (await mcp.raw("storage_and_limits", {})).structuredContent as unknown as Answer;
+    const put = authed(repo.url, (await login(repo.url, "manager")).token);
+    const setQuota = (quotaBytes: number) =>
+      put("/api/storage/quota", {
+        method: "PUT",
+        body: JSON.stringify({ quotaBytes }),
+        headers: { "content-type": "application/json" },
+      });
+    // 85% used: the administrator lowers the quota (PUT /api/storage/quota) to used / 0.85.
+    expect((await setQuota(Math.ceil(before.quota.usedBytes / 0.85))).status).toBe(200);
+    try {
+      const res = await mcp.raw("storage_and_limits", {});
+      const a = res.structuredContent as unknown as Answer;
+      expect(a.nearAnyLimit).toBe(true);
+      expect(a.limits.find((l) => l.feature === "STORAGE")).toMatchObject({ near: true, reached: false });
+      expect(textOf(res).split("\n")[0]).toMatch(/^Yes: Storage at 8\d% .*\(Starter edition\)\.$/);
+    } finally {
+      expect((await setQuota(before.quota.quotaBytes)).status).toBe(200);
+    }
+  });
+
   it("answers 'are we near any limit?' with the numbers, each limit against its usage", async () => {
     const res = await mcp.raw("storage_and_limits", {});
     expect(res.isError).toBeFalsy();
@@ -40,9 +62,9 @@ describe.each(ERAS)("storage_and_limits (%s)", (era) => {
     const q = a.quota;
     expect(q.usedBytes + q.remainingBytes).toBe(q.quotaBytes);
     const storage = a.limits.find((l) => l.feature === "STORAGE");
-    expect(storage).toMatchObject({ used: q.usedBytes, limit: q.quotaBytes, near: true });
+    expect(storage).toMatchObject({ used: q.usedBytes, limit: q.quotaBytes, near: false });
     expect(a.limits.find((l) => l.feature === "USERS")).toMatchObject({ near: false });
-    expect(a.nearAnyLimit).toBe(true);
+    expect(a.nearAnyLimit).toBe(false);
     expect(a.usage.map((u) => u.feature)).toContain("ASSETS");
     expect(a.policy).toEqual({
       name: "Two copies, one offsite",
@@ -54,7 +76,7 @@ describe.each(ERAS)("storage_and_limits (%s)", (era) => {
       inPolicy: false,
     });
     const text = textOf(res);
-    expect(text.split("\n")[0]).toMatch(/^Yes: Storage at 8\d% .*\(Starter edition\)\.$/);
+    expect(text.split("\n")[0]).toBe("No limit is at 80% or more (Starter edition).");
     expect(text).toContain(
       `Storage quota: ${q.usedBytes.toLocaleString("en")} bytes (${(q.usedBytes / 1024).toFixed(0)} KB) of ${q.quotaBytes.toLocaleString("en")} bytes`,
     );

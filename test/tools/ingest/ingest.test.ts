@@ -8,7 +8,7 @@ import yazl from "yazl";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { authed, login, startTestRepository } from "../../helpers/repository.js";
 
 interface Ingested {
   job: string;
@@ -194,6 +194,39 @@ describe.each(ERAS)("ingest (%s)", (era) => {
     const res2 = await mcp.raw("ingest", { path: "letters.zip", folder: dest, title: "x" });
     expect(textOf(res2)).toMatch(/ready package.*leave title and description out/);
     expect(ingestCount(repo)).toBe(before);
+  });
+
+  it("reports an ingest refused for the storage quota with the service's message: used, needed, left, what to do", async () => {
+    const dest = newFolder(`Over quota ${era}`);
+    const fresh = Buffer.from(`A page never stored before (${era}, ${Date.now()}).\n`.repeat(50));
+    writeFileSync(join(root, `over-quota-${era}.txt`), fresh);
+    const manager = authed(repo.url, (await login(repo.url, "manager")).token);
+    const setQuota = (quotaBytes: number | null) =>
+      manager("/api/storage/quota", {
+        method: "PUT",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ quotaBytes }),
+      });
+    const used = ((await (await manager("/api/storage/quota")).json()) as { value: { usedBytes: number } })
+      .value.usedBytes;
+    const was = ((await (await manager("/api/storage/quota")).json()) as { value: { quotaBytes: number } })
+      .value.quotaBytes;
+    expect((await setQuota(used + 10)).status).toBe(200);
+    try {
+      const started = await mcp.call<Ingested>("ingest", { path: `over-quota-${era}.txt`, folder: dest });
+      const res = await mcp.raw("job_status", { job: started.job, waitSeconds: 10 });
+      const s = res.structuredContent as unknown as Status;
+      expect(s).toMatchObject({ state: "FAILED", finished: true });
+      const said = textOf(res) + JSON.stringify(s.errors);
+      expect(said).toContain(
+        `needs ${fresh.length.toLocaleString("en")} bytes of new storage, but the repository already uses ${used.toLocaleString("en")} bytes`,
+      );
+      expect(said).toContain("leaving 10 bytes; nothing was ingested");
+      expect(said).toMatch(/Free space .* raise the quota/);
+      expect(s.created ?? []).toEqual([]);
+    } finally {
+      expect((await setQuota(was)).status).toBe(200);
+    }
   });
 
   it("is not offered to a reader, nor without ingest roots", async () => {
