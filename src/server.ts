@@ -90,7 +90,7 @@ export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServe
     instructions: instructionsFor(deps.audience),
   });
   if (watching.sink) offerSubscriptions(server, watching.sink);
-  const live: LiveServer = { server, registered: new Map(), api: createServiceClient(deps.session.http) };
+  const live: LiveServer = { server, registered: new Map(), api: serviceClientOf(deps.session) };
   syncTools(live, deps);
   track(deps, live);
   registerResources(server, {
@@ -106,6 +106,21 @@ export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServe
     audience: deps.audience,
   });
   return server;
+}
+
+/**
+ * One service client per session: the API objects hold nothing but the session's HTTP client, so every
+ * server instance (one per HTTP request) shares them, and what is made once per client (prompt argument
+ * schemas) stays made.
+ */
+const CLIENTS = new WeakMap<Session, ServiceClient>();
+function serviceClientOf(session: Session): ServiceClient {
+  let api = CLIENTS.get(session);
+  if (!api) {
+    api = createServiceClient(session.http);
+    CLIENTS.set(session, api);
+  }
+  return api;
 }
 
 /**

@@ -216,6 +216,8 @@ class BodyCutOff extends Error {
   }
 }
 
+function ignore() {}
+
 /** Drops a body unread; undici reports that as an error event, which nobody else listens to here. */
 function discard(body: Readable) {
   body.on("error", () => {});
@@ -226,28 +228,56 @@ function discard(body: Readable) {
  * Reads a whole reply body, at most `limit` bytes: a declared Content-Length beyond it is refused before
  * reading, and an undeclared one as soon as it passes the limit (the connection is dropped).
  */
-async function readCapped(body: Readable, declared: string | undefined, limit: number): Promise<Buffer> {
+function readCapped(body: Readable, declared: string | undefined, limit: number): Promise<Buffer> {
   if (declared !== undefined && Number(declared) > limit) {
     discard(body);
-    throw new ReplyTooLarge();
+    return Promise.reject(new ReplyTooLarge());
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      const b = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+  // Plain 'data'/'end' listeners rather than `for await`: the async iterator costs a promise and several
+  // stream hooks per chunk, and this runs for every reply of every tool call (a measurable share of the
+  // MCP overhead on loopback). The outcomes are the iterator's: a stream closed before its end is a
+  // premature close, an error names its cause, and the byte count is what had arrived.
+  const prematureClose = () =>
+    Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
+  // Torn down before anyone read it: as the iterator would say. Its 'error' may still be on its way (it is
+  // emitted on the next tick), and an 'error' nobody listens to would throw.
+  if (body.errored || body.destroyed) {
+    body.on("error", ignore);
+    return Promise.reject(new BodyCutOff(0, body.errored ?? prematureClose()));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const settle = (err?: Error) => {
+      done = true;
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("close", onClose);
+      if (err) reject(err);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer | string) => {
+      const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
       size += b.length;
       if (size > limit) {
+        settle(new ReplyTooLarge());
         discard(body);
-        throw new ReplyTooLarge();
+        return;
       }
       chunks.push(b);
-    }
-  } catch (err) {
-    if (err instanceof ReplyTooLarge) throw err;
-    throw new BodyCutOff(size, err);
-  }
-  return Buffer.concat(chunks, size);
+    };
+    const onEnd = () => settle();
+    // Stays attached once settled: a later 'error' from this stream must not go unheard (it would throw).
+    const onError = (err: Error) => {
+      if (!done) settle(new BodyCutOff(size, err));
+    };
+    const onClose = () => settle(new BodyCutOff(size, prematureClose()));
+    body.on("data", onData);
+    body.once("end", onEnd);
+    body.on("error", onError);
+    body.once("close", onClose);
+  });
 }
 
 function formatBytes(n: number): string {
@@ -355,6 +385,8 @@ function decodeReply<T>(
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+/** A path under /api/ with nothing URL normalisation could rewrite: see HttpClient.resolve. */
+const SIMPLE_API_PATH = /^\/api(?:\/[A-Za-z0-9_-]+)+$/;
 /** Encoded slashes and backslashes (also double-encoded, and double-encoded dots), which some servers and
  * proxies decode before routing: a path holding one could lead elsewhere than it reads. */
 const ENCODED_SEPARATOR = /%(?:2f|5c)|%25(?:2e|2f|5c)/i;
@@ -464,6 +496,14 @@ export class HttpClient {
    * resolveServiceTarget. A crafted reply cannot send our token to another host or application.
    */
   resolve(pathOrUrl: string): { path: string; url: string } {
+    // The paths the API layer builds itself ("/api/entity/information-objects/<uuid>") are already in
+    // normal form: letters, digits, "-", "_" and "/" only, so no dot segment, percent-encoding, backslash,
+    // empty segment or query that URL parsing could change. Those skip the parse (it is run per request);
+    // everything else, including every link from a reply, takes the full check.
+    if (SIMPLE_API_PATH.test(pathOrUrl)) {
+      const path = this.basePath + pathOrUrl;
+      return { path, url: this.origin + path };
+    }
     return resolveServiceTarget({ origin: this.origin, basePath: this.basePath }, pathOrUrl);
   }
 

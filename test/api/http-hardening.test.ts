@@ -106,6 +106,34 @@ describe("which URLs the client follows with the token (base URL with a path pre
     }
   });
 
+  it("gives the client's own paths the same target as the full check, and checks every other one", async () => {
+    // HttpClient.resolve skips URL parsing for plain paths it builds itself; the answer must be the same.
+    const client = new HttpClient({ baseUrl: "http://host:8080/preservica/" });
+    try {
+      for (const plain of [
+        "/api/entity/information-objects/7f3e0c1a-2b4d-4e5f-8a9b-0c1d2e3f4a5b",
+        "/api/entity/root/children",
+        "/api/content/search",
+        "/api/x",
+      ]) {
+        expect(client.resolve(plain), plain).toEqual(resolveServiceTarget(base, plain));
+      }
+      for (const other of ["/api/entity/x?start=1", "/api/entity/../content/x", "/api//entity/x"]) {
+        expect(client.resolve(other), other).toEqual(resolveServiceTarget(base, other));
+      }
+      for (const bad of [
+        "/api/../../other-app/x",
+        "/api/%2e%2e/%2e%2e/other-app/x",
+        "/api\\..\\..\\x",
+        "/apix/y",
+      ]) {
+        expect(() => client.resolve(bad), bad).toThrow(ForeignUrlError);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
   it("says which URL was refused, why, and where links may lead", () => {
     const err = (() => {
       try {
