@@ -7,6 +7,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { Logger } from "pino";
+import { followStream } from "./followed-stream.js";
 import type { LiveResources } from "./live-resources.js";
 import type { SubscriptionSink } from "./subscribe-handlers.js";
 
@@ -177,52 +178,13 @@ export class LegacySessions {
   private counted(entry: Entry, response: Response): Response {
     if (!response.body) return response;
     entry.streams++;
-    const reader = response.body.getReader();
-    let done = false;
-    let stop: (() => void) | undefined;
-    const finish = () => {
-      if (done) return;
-      done = true;
+    const followed = followStream(response, () => {
       entry.streams--;
       entry.lastSeen = Date.now();
-      if (stop) this.openStreams.delete(stop);
-    };
-    const streams = this.openStreams;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        stop = () => {
-          finish();
-          reader.cancel().catch(() => {});
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        };
-        streams.add(stop);
-      },
-      async pull(controller) {
-        try {
-          const r = await reader.read();
-          if (r.done) {
-            finish();
-            controller.close();
-          } else controller.enqueue(r.value);
-        } catch (err) {
-          finish();
-          controller.error(err);
-        }
-      },
-      cancel(reason) {
-        finish();
-        return reader.cancel(reason).catch(() => {});
-      },
+      this.openStreams.delete(followed.stop);
     });
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    this.openStreams.add(followed.stop);
+    return followed.response;
   }
 
   private sweep(): void {

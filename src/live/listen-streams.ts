@@ -1,3 +1,4 @@
+import { followStream } from "./followed-stream.js";
 import type { LiveResources } from "./live-resources.js";
 import { unwatchableReason } from "./subscribe-handlers.js";
 
@@ -35,50 +36,12 @@ export class ListenStreams {
       live.unwatch(watched);
       return response;
     }
-    const reader = response.body.getReader();
-    let finished = false;
-    let stop: (() => void) | undefined;
-    const finish = () => {
-      if (finished) return;
-      finished = true;
+    const followed = followStream(response, () => {
       live.unwatch(watched);
-      if (stop) this.open.delete(stop);
-    };
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        stop = () => {
-          finish();
-          reader.cancel().catch(() => {});
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        };
-        this.open.add(stop);
-      },
-      async pull(controller) {
-        try {
-          const r = await reader.read();
-          if (r.done) {
-            finish();
-            controller.close();
-          } else controller.enqueue(r.value);
-        } catch (err) {
-          finish();
-          controller.error(err);
-        }
-      },
-      cancel(reason) {
-        finish();
-        return reader.cancel(reason).catch(() => {});
-      },
+      this.open.delete(followed.stop);
     });
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    this.open.add(followed.stop);
+    return followed.response;
   }
 
   /** Ends every open stream (the server is stopping). */
