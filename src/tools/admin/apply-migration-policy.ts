@@ -4,7 +4,7 @@ import { isNotFound } from "../../api/errors.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { clip, lines, plural } from "../support/text.js";
-import { digest, listed, MAX_LINES } from "./params.js";
+import { digest, findDraft, listed, MAX_LINES, profileFormats } from "./params.js";
 
 const input = z.object({
   draft: z
@@ -25,29 +25,8 @@ const output = z.object({
   profilesAfter: z.number(),
 });
 
-function findDraft(drafts: MigrationDraft[], wanted: string): MigrationDraft {
-  const d =
-    drafts.find((x) => x.id === wanted) ?? drafts.find((x) => x.name.toLowerCase() === wanted.toLowerCase());
-  if (!d)
-    throw new UserInputError(
-      `No migration draft "${wanted}". Drafts: ${
-        drafts.length
-          ? listed(
-              drafts.map((x) => `“${x.name}” ${x.id} (${x.status})`),
-              10,
-            )
-          : "none"
-      }.`,
-    );
-  return d;
-}
-
 function formats(p: MigrationProfile | undefined): string {
-  return (
-    (p?.formats ?? [])
-      .map((f) => (f.action === "MIGRATE" ? `${f.puid} → ${f.targetPuid}` : `${f.puid} retained`))
-      .join(", ") || "no formats"
-  );
+  return profileFormats(p).join(", ") || "no formats";
 }
 
 function scope(r: MigrationRule): string {

@@ -4,7 +4,7 @@ import { isNotFound } from "../../api/errors.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
 import { lines } from "../support/text.js";
-import { digest, listed, roleName, userNameParam } from "./params.js";
+import { digest, listed, roleName, userNameParam, userOut } from "./params.js";
 
 const input = z.object({
   user: userNameParam,
@@ -28,14 +28,6 @@ const input = z.object({
     .describe("add, set_roles: e.g. SDB_ACCESS_USER (add's default); `users_and_access` lists roles"),
 });
 type Args = z.infer<typeof input>;
-
-const userOut = z.object({
-  userName: z.string(),
-  fullName: z.string(),
-  email: z.string(),
-  enabled: z.boolean(),
-  roles: z.array(z.string()),
-});
 
 const output = z.object({
   action: z.string(),

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { FINAL_STATES } from "../../api/actions.js";
-import type { MigrationDraft, MigrationProfile, MigrationRule, PolicyImpact } from "../../api/admin.js";
+import type { MigrationProfile, MigrationRule, PolicyImpact } from "../../api/admin.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { mapLimit, nameRefs } from "../support/entities.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
-import { listed, MAX_LINES } from "./params.js";
+import { findDraft, listed, MAX_LINES, profileFormats } from "./params.js";
 
 /** How long the tool waits for an impact job before handing back its handle. */
 const WAIT_MS = 20_000;
@@ -96,12 +96,6 @@ const output = z.object({
   impact: impactOut.optional(),
 });
 
-function formatsOf(p: MigrationProfile | undefined): string[] {
-  return (p?.formats ?? []).map((f) =>
-    f.action === "MIGRATE" ? `${f.puid} → ${f.targetPuid}` : `${f.puid} retained`,
-  );
-}
-
 function rulesOut(rules: MigrationRule[], profiles: MigrationProfile[]) {
   const byId = new Map(profiles.map((p) => [p.id, p]));
   return [...rules]
@@ -111,7 +105,7 @@ function rulesOut(rules: MigrationRule[], profiles: MigrationProfile[]) {
       name: r.name,
       priority: r.priority,
       profile: byId.get(r.profileId)?.name ?? r.profileId,
-      formats: formatsOf(byId.get(r.profileId)),
+      formats: profileFormats(byId.get(r.profileId)),
       scope: r.entityRefs.map((ref) => ({
         ref,
         title: r.entityMap?.[ref]?.title ?? null,
@@ -128,23 +122,6 @@ function ruleLine(r: z.infer<typeof ruleOut>): string {
       )
     : "all content";
   return `${r.priority}. ${r.name ?? r.id} — ${r.profile} (${r.formats.join(", ") || "no formats"}) on ${scope}`;
-}
-
-function findDraft(drafts: MigrationDraft[], wanted: string): MigrationDraft {
-  const d =
-    drafts.find((x) => x.id === wanted) ?? drafts.find((x) => x.name.toLowerCase() === wanted.toLowerCase());
-  if (!d)
-    throw new UserInputError(
-      `No migration draft "${wanted}". Drafts: ${
-        drafts.length
-          ? listed(
-              drafts.map((x) => `“${x.name}” ${x.id}`),
-              10,
-            )
-          : "none"
-      }.`,
-    );
-  return d;
 }
 
 async function waitFor(ctx: ToolContext, job: string): Promise<string> {

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { MigrationDraft, MigrationProfile } from "../../api/admin.js";
+import { UserInputError } from "../define.js";
 
 /** What the admin tools share: bounds of their lists, role names as people read them, fingerprints. */
 
@@ -35,3 +37,32 @@ export const userNameParam = z
   .max(256)
   .regex(/^[^/\\?#\s]+$/, "a user name has no spaces, slashes, ? or #")
   .describe("User name (often an e-mail address); list them with `users_and_access`");
+
+/** A migration draft by id or by name (any case); otherwise the drafts there are, so the next call can pick. */
+export function findDraft(drafts: readonly MigrationDraft[], wanted: string): MigrationDraft {
+  const d =
+    drafts.find((x) => x.id === wanted) ?? drafts.find((x) => x.name.toLowerCase() === wanted.toLowerCase());
+  if (!d) {
+    const known = drafts.map((x) => `“${x.name}” ${x.id} (${x.status})`);
+    throw new UserInputError(
+      `No migration draft "${wanted}". Drafts: ${known.length ? listed(known, 10) : "none"}.`,
+    );
+  }
+  return d;
+}
+
+/** A migration profile's formats as people read them: "fmt/40 → fmt/95", "fmt/18 retained". */
+export function profileFormats(p: MigrationProfile | undefined): string[] {
+  return (p?.formats ?? []).map((f) =>
+    f.action === "MIGRATE" ? `${f.puid} → ${f.targetPuid}` : `${f.puid} retained`,
+  );
+}
+
+/** A user as the admin tools answer them. */
+export const userOut = z.object({
+  userName: z.string(),
+  fullName: z.string(),
+  email: z.string(),
+  enabled: z.boolean(),
+  roles: z.array(z.string()),
+});

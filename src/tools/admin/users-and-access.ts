@@ -4,19 +4,12 @@ import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES } from "../define.js";
 import { mapLimit } from "../support/entities.js";
 import { lines, plural } from "../support/text.js";
-import { listed, MAX_LINES, MAX_USERS, roleName, userNameParam } from "./params.js";
+import { listed, MAX_LINES, MAX_USERS, roleName, userNameParam, userOut } from "./params.js";
 
 const input = z.object({
   user: userNameParam.optional().describe("One user to show in full; leave out for the overview"),
 });
 
-const userOut = z.object({
-  userName: z.string(),
-  fullName: z.string(),
-  email: z.string(),
-  enabled: z.boolean(),
-  roles: z.array(z.string()),
-});
 const tempOut = z.object({
   userName: z.string(),
   fullName: z.string(),
