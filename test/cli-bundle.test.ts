@@ -18,7 +18,10 @@ import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCli } from "../scripts/bundle-cli.mjs";
-import { CLI } from "./helpers/process.js";
+import { runCli } from "./helpers/process.js";
+
+/** The compiled modules the bundle is made from (helpers/process.ts's CLI is the bundle itself). */
+const PLAIN_CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
 /**
  * The bundled CLI (scripts/bundle-cli.mjs, for a faster cold start) must be the same program as dist/src/cli.js:
@@ -54,22 +57,8 @@ const childEnv = (extra: Record<string, string> = {}): Record<string, string> =>
   ...extra,
 });
 
-async function run(
-  cli: string,
-  args: string[],
-  env: Record<string, string> = childEnv(),
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-  });
-  const [code] = await once(child, "exit");
-  return { code: code as number | null, stdout, stderr };
+function run(cli: string, args: string[], env: Record<string, string> = childEnv()) {
+  return runCli(args, { cli, env });
 }
 
 /** One stdio session against the embedded default: the tool list, whoami, and what the server wrote on stderr. */
@@ -109,7 +98,7 @@ describe("the bundled CLI", () => {
     const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
     const v = await run(bundled, ["--version"]);
     expect(v).toMatchObject({ code: 0, stdout: `${version}\n` });
-    const [help, plainHelp] = await Promise.all([run(bundled, ["--help"]), run(CLI, ["--help"])]);
+    const [help, plainHelp] = await Promise.all([run(bundled, ["--help"]), run(PLAIN_CLI, ["--help"])]);
     expect(help.code).toBe(0);
     expect(help.stdout).toBe(plainHelp.stdout);
   });
@@ -118,7 +107,7 @@ describe("the bundled CLI", () => {
     const dir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-data-"));
     dataDirs.push(dir);
     const packed = await session(bundled, dir); // seeds the demo collection: the seeders' chunks, libsql
-    const plain = await session(CLI, dir);
+    const plain = await session(PLAIN_CLI, dir);
     expect(packed.tools).toEqual(plain.tools);
     expect(packed.tools.length).toBeGreaterThan(10);
     expect(packed.whoami.isError).toBeFalsy();
@@ -158,7 +147,7 @@ describe("the bundled CLI", () => {
         .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "TIME")
         .replace(/\d+ ms/g, "N ms");
     };
-    const [packed, plain] = await Promise.all([tour(bundled), tour(CLI)]);
+    const [packed, plain] = await Promise.all([tour(bundled), tour(PLAIN_CLI)]);
     expect(packed.split("\n").length).toBeGreaterThan(50);
     expect(packed).toBe(plain);
   }, 120_000);

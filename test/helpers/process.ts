@@ -80,11 +80,18 @@ export async function spawnRepository(
   };
 }
 
-/** Runs the CLI to completion and returns its exit code and output. */
+/**
+ * Runs the CLI to completion and returns its exit code and output; `cli` and `env` pick another entry point
+ * (dist/src/cli.js) or a clean environment (default: this one's).
+ */
 export async function runCli(
   args: string[],
+  { cli = CLI, env }: { cli?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cli, ...args], {
+    env: env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => {
