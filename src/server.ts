@@ -326,7 +326,7 @@ function registerTool(
         }
         deps.log.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, "tool call");
         let text = answer.text ?? JSON.stringify(answer.structured);
-        if (writes) {
+        if (writes && !answer.onlyRead) {
           const facts = answer.audit;
           const entry = await auditLog.record({
             user: deps.session.username,

@@ -47,6 +47,11 @@ export interface ToolAnswer<O> {
   }[];
   /** What a write did, for the audit log (guards/audit.ts); never secrets. */
   audit?: AuditFacts;
+  /**
+   * A write tool's call that asked for no change and made none (it only read): not an act, so nothing goes
+   * to the audit log. Only for calls that cannot have changed anything.
+   */
+  onlyRead?: true;
 }
 
 /** A target of a write as the audit log and confirmation previews name it: ref and title, not a bare ref. */

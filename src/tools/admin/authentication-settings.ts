@@ -144,7 +144,7 @@ export default defineTool({
       ),
       ...(args.changes
         ? { audit: { targets: [{ ref: "auth-configuration", title: "Authentication configuration" }] } }
-        : {}),
+        : { onlyRead: true as const }),
     };
   },
 });

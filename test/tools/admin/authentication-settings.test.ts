@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
@@ -8,13 +11,27 @@ import { configEvents, expectHiddenFromCurator, FLAGS, type Preview, serviceJson
 describe.each(ERAS)("authentication_settings (%s)", (era) => {
   let repo: RunningRepository;
   let mcp: McpHarness;
+  const auditLog = join(mkdtempSync(join(tmpdir(), "auth-settings-audit-")), "audit.jsonl");
+  const audited = () =>
+    existsSync(auditLog)
+      ? readFileSync(auditLog, "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { tool: string; outcome: string })
+      : [];
   const lifetime = async () =>
     (await serviceJson<{ maxSessionLifetimeMins: number }>(repo, "/api/auth-management/auth/configuration"))
       .maxSessionLifetimeMins;
 
   beforeAll(async () => {
     repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
+    mcp = await startMcp({
+      user: "manager",
+      flags: FLAGS,
+      era,
+      repo,
+      env: { PRESERVATION_AUDIT_LOG: auditLog },
+    });
   });
   afterAll(async () => {
     await mcp?.close();
@@ -27,6 +44,8 @@ describe.each(ERAS)("authentication_settings (%s)", (era) => {
     expect(read.isError).toBeFalsy();
     expect(read.structuredContent).toEqual({ maxSessionLifetimeMins: start, changed: false });
     expect(textOf(read)).toMatch(new RegExp(`^Maximum session lifetime: ${start} minutes`));
+    // Reading is not an act: nothing in the audit log until something is changed.
+    expect(audited()).toEqual([]);
 
     const args = { changes: { maxSessionLifetimeMins: 90 } };
     const p = await mcp.call<Preview>("authentication_settings", args);
@@ -50,6 +69,9 @@ describe.each(ERAS)("authentication_settings (%s)", (era) => {
       changed: true,
     });
     expect(await lifetime()).toBe(90);
+    expect(audited()).toEqual([
+      expect.objectContaining({ tool: "authentication_settings", outcome: "done" }),
+    ]);
     const ev = (await configEvents(repo, "AUTHENTICATION"))[0];
     expect(ev).toMatchObject({ commandType: "UPDATE", username: "manager" });
     expect(JSON.stringify(ev?.details)).toContain("90");
