@@ -11,6 +11,7 @@ import { admin } from "./009-admin.js";
 import { storage } from "./010-storage.js";
 import { webhooks } from "./011-webhooks.js";
 import { blobIndex } from "./012-blob-index.js";
+import { blobUsage } from "./013-blob-usage.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   storage,
   webhooks,
   blobIndex,
+  blobUsage,
 ];
 
 /** The schema version this program writes. */

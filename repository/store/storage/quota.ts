@@ -38,24 +38,11 @@ export function storageQuota(db: Db): number | null {
 }
 
 /**
- * The bytes the quota compares: `storedBytes(db).usedBytes` (read.ts, the same rule) without the counts the
- * quota reply also shows, since every checked write pays for this one scan.
+ * The bytes the quota compares: `storedBytes(db).usedBytes` (read.ts, the same rule), one row kept by
+ * triggers as bitstreams and previews change (migration 13), so a checked write costs a lookup, not a scan.
  */
 export function usedBytes(db: Db): number {
-  return (
-    prepared(
-      db,
-      // Bitstreams' blobs, then previews' blobs no bitstream names: each table grouped in the order of its
-      // blob index (migration 12), with no temporary sort of the two together. A blob's size is the same
-      // whoever names it (content-addressed).
-      `SELECT
-         (SELECT COALESCE(SUM(size), 0) FROM (SELECT MAX(size) AS size FROM bitstreams GROUP BY content_sha256))
-       + (SELECT COALESCE(SUM(size), 0) FROM (
-           SELECT MAX(size) AS size FROM previews
-            WHERE content_sha256 NOT IN (SELECT content_sha256 FROM bitstreams)
-            GROUP BY content_sha256)) AS bytes`,
-    ).get() as { bytes: number }
-  ).bytes;
+  return (prepared(db, "SELECT bytes FROM storage_totals WHERE id = 1").get() as { bytes: number }).bytes;
 }
 
 /** Bytes the blobs would add to the store's count: each distinct blob once, only those nothing names yet. */
@@ -66,8 +53,7 @@ export function newBytesOf(db: Db, blobs: readonly BlobCost[]): number {
   const row = prepared(
     db,
     `SELECT COALESCE(SUM(json_extract(value, '$[1]')), 0) AS bytes FROM json_each(?)
-      WHERE json_extract(value, '$[0]') NOT IN (SELECT content_sha256 FROM bitstreams)
-        AND json_extract(value, '$[0]') NOT IN (SELECT content_sha256 FROM previews)`,
+      WHERE json_extract(value, '$[0]') NOT IN (SELECT content_sha256 FROM blob_usage)`,
   ).get(JSON.stringify([...distinct])) as { bytes: number };
   return row.bytes;
 }

@@ -82,19 +82,11 @@ export interface StoredBytes {
  * deleted, still recoverable entity) or a custom preview names, counted once however many name it.
  */
 export function storedBytes(db: Db): StoredBytes {
-  const distinct = prepared(
-    db,
-    // Bitstreams' blobs, then the previews' blobs no bitstream names, each grouped in the order of its blob
-    // index (migration 12): no temporary sort of the two tables together.
-    `SELECT SUM(blobs) AS blobs, COALESCE(SUM(bytes), 0) AS bytes FROM (
-       SELECT COUNT(*) AS blobs, SUM(size) AS bytes FROM (
-         SELECT MAX(size) AS size FROM bitstreams GROUP BY content_sha256)
-       UNION ALL
-       SELECT COUNT(*), SUM(size) FROM (
-         SELECT MAX(size) AS size FROM previews
-          WHERE content_sha256 NOT IN (SELECT content_sha256 FROM bitstreams)
-          GROUP BY content_sha256))`,
-  ).get() as { blobs: number; bytes: number };
+  // Kept by triggers as bitstreams and previews change (migration 13): a lookup, not a scan of the store.
+  const distinct = prepared(db, "SELECT blobs, bytes FROM storage_totals WHERE id = 1").get() as {
+    blobs: number;
+    bytes: number;
+  };
   const bs = prepared(
     db,
     "SELECT COUNT(*) AS count, COALESCE(SUM(size), 0) AS bytes FROM bitstreams",
