@@ -67,9 +67,9 @@ function apply(db: Db, assets: string[], folder: string, o: Op): void {
       const co = insertEntity(db, { type: "CO", title: "c", securityTag: "open", parentRef: io.ref });
       addRepresentation(db, io.ref, "Preservation", null, [co.ref]);
       const gen = addGeneration(db, co.ref, {});
-      o.blobs.forEach((b, i) =>
-        addBitstream(db, gen, { filename: `f${i}`, mimeType: "text/plain", blob: BLOBS[b] as StoredBlob }),
-      );
+      for (const [i, b] of o.blobs.entries()) {
+        addBitstream(db, gen, { filename: `f${i}`, mimeType: "text/plain", blob: BLOBS[b] as StoredBlob });
+      }
       assets.push(io.ref);
       return;
     }
