@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isServiceError } from "./api/errors.js";
-import { createServiceClient } from "./api/index.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
@@ -9,7 +8,7 @@ import { createLogger } from "./log.js";
 import { canWrite } from "./oauth/resource-server.js";
 import { sessionReadiness } from "./readiness.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
-import { buildServer, readOnlyDeps, type ServerDeps, type Watching } from "./server.js";
+import { buildServer, readOnlyDeps, type ServerDeps, serviceClientOf, type Watching } from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
@@ -152,7 +151,7 @@ export async function runMcpServer(argv: string[]): Promise<void> {
               // Loaded only when configured: most servers never use it (start-up time).
               live: new (await import("./live/live-resources.js")).LiveResources({
                 webhookUrl: config.http.webhookUrl,
-                api: createServiceClient(deps.session.http),
+                api: serviceClientOf(deps.session),
                 log: deps.log,
               }),
             }

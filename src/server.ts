@@ -114,7 +114,7 @@ export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServe
  * schemas) stays made.
  */
 const CLIENTS = new WeakMap<Session, ServiceClient>();
-function serviceClientOf(session: Session): ServiceClient {
+export function serviceClientOf(session: Session): ServiceClient {
   let api = CLIENTS.get(session);
   if (!api) {
     api = createServiceClient(session.http);

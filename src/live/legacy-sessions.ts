@@ -67,10 +67,6 @@ export class LegacySessions {
     this.sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs)).unref();
   }
 
-  get size(): number {
-    return this.sessions.size;
-  }
-
   /** Whether this request belongs here: it names a session, or it is a 2025 initialize that may open one. */
   claims(request: Request, parsedBody: unknown): boolean {
     if (request.headers.get("mcp-session-id")) return true;

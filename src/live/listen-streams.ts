@@ -15,10 +15,6 @@ export class ListenStreams {
 
   constructor(private readonly live: LiveResources | undefined) {}
 
-  get size(): number {
-    return this.open.size;
-  }
-
   async follow(parsedBody: unknown, pending: Promise<Response>): Promise<Response> {
     const uris = listenedUris(parsedBody);
     if (!this.live || uris === undefined) return pending;

@@ -183,11 +183,6 @@ export class LiveResources {
     this.interest.remove(uris);
   }
 
-  /** Resolves when every delivery received so far has been turned into notifications. */
-  async settled(): Promise<void> {
-    while (this.handling.size > 0) await Promise.allSettled([...this.handling]);
-  }
-
   private track(p: Promise<void>): void {
     this.handling.add(p);
     void p.finally(() => this.handling.delete(p));
@@ -229,7 +224,7 @@ export class LiveResources {
       const before = this.parents.get(e.entityRef);
       if (before !== undefined) for (const u of containerUris(before)) updated.add(u);
       if (lookups++ < MAX_LOOKUPS_PER_DELIVERY) {
-        const now = await this.parentOf(e.entityRef);
+        const now = await this.parentOf(e.entityRef, e.entityType);
         if (now !== undefined) {
           this.remember(e.entityRef, now);
           for (const u of containerUris(now)) updated.add(u);
@@ -242,10 +237,14 @@ export class LiveResources {
     if (updated.size > 0) this.opts.log.debug({ updated: [...updated] }, "resources updated");
   }
 
-  /** The entity's parent now (null: top level), or undefined when it cannot be read (deleted for good). */
-  private async parentOf(ref: string): Promise<string | null | undefined> {
+  /**
+   * The entity's parent now (null: top level), or undefined when it cannot be read (deleted for good). The
+   * delivery names the type: one request, instead of trying asset, folder and content object in turn.
+   */
+  private async parentOf(ref: string, type: string | undefined): Promise<string | null | undefined> {
     try {
-      const entity = await this.opts.api.entity.get(ref);
+      const known = type === "IO" || type === "SO" || type === "CO" ? type : undefined;
+      const entity = await this.opts.api.entity.get(ref, known);
       return entity.parentRef ?? null;
     } catch {
       return undefined;

@@ -89,8 +89,8 @@ export function removeEntities(db: Db, refs: readonly string[]): string[] {
 }
 
 /**
- * The hashes among `shas` that no bitstream and no preview references any more. One pass over each
- * table (SQLite builds a temporary index for NOT IN), since bitstreams are not indexed by hash.
+ * The hashes among `shas` that no bitstream and no preview references any more: those `blob_usage` no
+ * longer lists (triggers keep it as bitstreams and previews come and go; migration 13). One lookup each.
  */
 export function unreferencedBlobs(db: Db, shas: readonly string[]): string[] {
   if (shas.length === 0) return [];
@@ -98,8 +98,7 @@ export function unreferencedBlobs(db: Db, shas: readonly string[]): string[] {
     db
       .prepare(
         `SELECT DISTINCT value AS sha FROM json_each(?)
-          WHERE value NOT IN (SELECT content_sha256 FROM bitstreams)
-            AND value NOT IN (SELECT content_sha256 FROM previews)`,
+          WHERE value NOT IN (SELECT content_sha256 FROM blob_usage)`,
       )
       .all(JSON.stringify(shas)) as { sha: string }[]
   ).map((r) => r.sha);
