@@ -21,6 +21,8 @@ const MCP_OPTIONS = `MCP server options (each also an environment variable; see 
   --tool-timeout-secs N  overall deadline of one tool call, default 45 (PRESERVATION_TOOL_TIMEOUT_SECS)
   --webhook-url URL      with --http: live resources; the URL at which the repository service reaches this
                          server's /webhook endpoint (PRESERVATION_WEBHOOK_URL)
+  --state-url URL        Valkey/Redis shared by several instances of a team server: single-use tokens,
+                         leases, rate budgets, the audit trail (PRESERVATION_STATE_URL); unset: in-process
   -- DIR...              after all options: more ingest folders, one argument each (as MCP Bundle hosts pass them)
 
 Environment only:

@@ -31,6 +31,8 @@ export const MUST_BE: Record<string, string> = {
   PRESERVATION_INGEST_ROOTS: `must be absolute folder paths separated by "${delimiter}"`,
   PRESERVATION_CONFIRM_KEY: "must be at least 32 characters (e.g. `openssl rand -hex 32`)",
   PRESERVATION_AUDIT_LOG: "must be an absolute path to a file (JSON lines are appended)",
+  PRESERVATION_STATE_URL:
+    "must be a redis:// or rediss:// URL of a Valkey or Redis server, such as redis://state.internal:6379/0",
   PRESERVATION_OAUTH_ISSUER:
     "must be the authorization server's issuer URL, https (http only on loopback), such as https://login.example.org",
   PRESERVATION_OAUTH_JWKS_URL:
@@ -51,6 +53,19 @@ function httpsOrLoopback(text: string): boolean {
     return false;
   }
 }
+
+/** A URL variable that must parse and pass `check`; the message never repeats the value (it may hold a password). */
+const urlWhere = (name: string, check: (url: URL) => boolean) =>
+  z
+    .string()
+    .trim()
+    .refine((text) => {
+      try {
+        return check(new URL(text));
+      } catch {
+        return false;
+      }
+    }, MUST_BE[name]);
 
 const oauthUrl = (name: string) => z.string().trim().refine(httpsOrLoopback, MUST_BE[name]);
 
@@ -172,6 +187,10 @@ export const ConfigSchema = z
       .string()
       .refine((p) => isAbsolute(p), MUST_BE.PRESERVATION_AUDIT_LOG)
       .optional(),
+    PRESERVATION_STATE_URL: urlWhere(
+      "PRESERVATION_STATE_URL",
+      (url) => (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== "",
+    ).optional(),
     PRESERVATION_OAUTH_ISSUER: oauthUrl("PRESERVATION_OAUTH_ISSUER").optional(),
     PRESERVATION_OAUTH_JWKS_URL: oauthUrl("PRESERVATION_OAUTH_JWKS_URL").optional(),
     PRESERVATION_WEBHOOK_URL: z
@@ -271,6 +290,11 @@ export interface Config {
   confirmKey?: string;
   /** Where every write and refused write is appended as one JSON line; unset = no audit file. */
   auditLog?: string;
+  /**
+   * Valkey/Redis holding what several instances must share (spent tokens, leases, rate budgets, the audit
+   * trail); unset = in-process. May hold a password: never logged or shown.
+   */
+  stateUrl?: string;
 }
 
 export class ConfigError extends Error {
@@ -292,6 +316,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   "ingest-roots": "PRESERVATION_INGEST_ROOTS",
   "audit-log": "PRESERVATION_AUDIT_LOG",
   "webhook-url": "PRESERVATION_WEBHOOK_URL",
+  "state-url": "PRESERVATION_STATE_URL",
 };
 
 /** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
@@ -314,6 +339,7 @@ export const CONFIG_OPTIONS = {
   "ingest-roots": { type: "string" },
   "audit-log": { type: "string" },
   "webhook-url": { type: "string" },
+  "state-url": { type: "string" },
   http: { type: "boolean" },
   host: { type: "string", default: "127.0.0.1" },
   port: { type: "string", default: "3000" },
@@ -446,6 +472,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ingestRoots: (c.PRESERVATION_INGEST_ROOTS ?? []).map((p) => resolve(p)),
     ...(c.PRESERVATION_CONFIRM_KEY ? { confirmKey: c.PRESERVATION_CONFIRM_KEY } : {}),
     ...(c.PRESERVATION_AUDIT_LOG ? { auditLog: resolve(c.PRESERVATION_AUDIT_LOG) } : {}),
+    ...(c.PRESERVATION_STATE_URL ? { stateUrl: c.PRESERVATION_STATE_URL } : {}),
   };
 }
 

@@ -43,6 +43,7 @@ const BAD: Record<string, string | undefined> = {
   PRESERVATION_OAUTH_JWKS_URL: "ftp://login.example.org/keys",
   PRESERVATION_OAUTH_AUDIENCE: "mcp.example.org",
   PRESERVATION_WEBHOOK_URL: "ftp://mcp.example.org/webhook",
+  PRESERVATION_STATE_URL: "http://user:secret@state.internal:6379",
 };
 
 /** zod's own wording, for programmers: never what a person reads. */
@@ -100,6 +101,19 @@ describe("configuration errors", () => {
     );
     const c = loadConfig(["--http"], { PRESERVATION_WEBHOOK_URL: "https://mcp.example.org/webhook" });
     expect(c.http.webhookUrl).toBe("https://mcp.example.org/webhook");
+  });
+
+  it("shared state: a redis:// or rediss:// URL, by variable or --state-url; a bad one is refused without repeating it", () => {
+    expect(loadConfig([], {}).stateUrl).toBeUndefined();
+    expect(loadConfig([], { PRESERVATION_STATE_URL: "redis://:pw@127.0.0.1:6379/2" }).stateUrl).toBe(
+      "redis://:pw@127.0.0.1:6379/2",
+    );
+    expect(loadConfig(["--state-url", "rediss://state.internal:6380"], {}).stateUrl).toBe(
+      "rediss://state.internal:6380",
+    );
+    const message = errorOf(["--state-url", "valkey-host:6379"], {});
+    expect(message).toMatch(/^--state-url must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(errorOf([], { PRESERVATION_STATE_URL: "https://user:hunter2@x" })).not.toContain("hunter2");
   });
 
   it("--password is refused, pointing to PRESERVATION_PASSWORD, without repeating the password", () => {

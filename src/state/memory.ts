@@ -7,6 +7,7 @@ import type { AuditFilter, Lease, SharedState } from "./types.js";
  */
 export class MemoryState implements SharedState {
   readonly kind = "memory" as const;
+  readonly reachable = true;
   readonly #spent = new Map<string, number>();
   readonly #leases = new Map<string, { holder: symbol; until: number }>();
   readonly #windows = new Map<string, { count: number; until: number }>();
@@ -19,6 +20,8 @@ export class MemoryState implements SharedState {
     /** Entries kept in memory for `audit_log`; the JSON-lines file keeps everything. */
     private readonly auditCap = 10_000,
   ) {}
+
+  async ping(): Promise<void> {}
 
   async spendOnce(id: string, ttlMs: number): Promise<boolean> {
     this.#sweep();

@@ -13,6 +13,12 @@ export interface SharedState {
   /** "memory" or "redis": shown in the banner and readiness, never the URL (it may hold a password). */
   readonly kind: "memory" | "redis";
 
+  /** Whether the store is connected now (`/readyz` says so when it is not); in-process is always. */
+  readonly reachable: boolean;
+
+  /** Resolves when the store answers, else rejects with `StateUnavailableError`: asked before a write. */
+  ping(): Promise<void>;
+
   /** Marks `id` spent for `ttlMs`. True for the one call that spent it; false for every later call, anywhere. */
   spendOnce(id: string, ttlMs: number): Promise<boolean>;
 
