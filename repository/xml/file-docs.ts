@@ -124,7 +124,8 @@ export function generationDocument(
 }
 
 /**
- * BitstreamResponse: xip:Bitstream (Filename, FileSize, PhysicalLocation?, OriginalName from v6.3 on,
+ * BitstreamResponse: xip:Bitstream (Filename, FileSize, PhysicalLocation?, OriginalName from v6.3 on
+ * when it differs from Filename,
  * Fixities with AlgorithmRef before Value: clients read the two children by position), then
  * AdditionalInformation with Self and the Content download URL.
  */
@@ -138,7 +139,10 @@ export function bitstreamDocument(
   const w = openDocument(ctx, "BitstreamResponse");
   w.open("xip:Bitstream").leaf("xip:Filename", b.filename).leaf("xip:FileSize", b.size);
   w.opt("xip:PhysicalLocation", b.physical_location);
-  if (hasOriginalName(ctx.version)) w.opt("xip:OriginalName", b.original_name);
+  // Only where it says something: an original name that differs from the stored one (0 of 104 real 6.3
+  // bitstreams carry the element, and the stored name is what most files were deposited as).
+  if (hasOriginalName(ctx.version) && b.original_name !== b.filename)
+    w.opt("xip:OriginalName", b.original_name);
   w.open("xip:Fixities");
   for (const f of fixities) {
     w.open("xip:Fixity")

@@ -459,7 +459,8 @@ export function readBitstream(doc: XmlElement): Bitstream {
   return {
     filename: childText(b, "Filename") ?? "",
     size: intText(one(b, "FileSize")) ?? 0,
-    ...opt("originalName", childText(b, "OriginalName")),
+    // The spec's element (6.3 on), or the official XIP schemas' name for the same field.
+    ...opt("originalName", childText(b, "OriginalName") ?? childText(b, "OriginalFilename")),
     fixities,
     ...opt("contentUrl", text(path(root, "AdditionalInformation", "Content"))),
   };

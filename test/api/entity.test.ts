@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../repository/seed.js";
 import type { RunningRepository } from "../../repository/server.js";
-import { EntityApi } from "../../src/api/entity.js";
+import { EntityApi, readBitstream } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { collect, paginate } from "../../src/api/walk.js";
 import { parseXml } from "../../src/api/xml.js";
@@ -204,5 +204,23 @@ describe("Entity API client against the demo collection", () => {
     } finally {
       await reader.close();
     }
+  });
+});
+
+describe("bitstream reader", () => {
+  const doc = (nameElement: string) =>
+    parseXml(`<?xml version="1.0" encoding="UTF-8"?>
+<BitstreamResponse xmlns="http://preservica.com/EntityAPI/v7.0" xmlns:xip="http://preservica.com/XIP/v7.0">
+  <xip:Bitstream><xip:Filename>scan.tif</xip:Filename><xip:FileSize>12</xip:FileSize>${nameElement}<xip:Fixities/></xip:Bitstream>
+</BitstreamResponse>`);
+
+  it("reads the original name under the spec's name and under the official schemas' OriginalFilename", () => {
+    expect(readBitstream(doc("<xip:OriginalName>Scan 1.TIF</xip:OriginalName>")).originalName).toBe(
+      "Scan 1.TIF",
+    );
+    expect(readBitstream(doc("<xip:OriginalFilename>Scan 2.TIF</xip:OriginalFilename>")).originalName).toBe(
+      "Scan 2.TIF",
+    );
+    expect(readBitstream(doc("")).originalName).toBeUndefined();
   });
 });

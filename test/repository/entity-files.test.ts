@@ -222,6 +222,14 @@ describe("bitstreams", () => {
       );
     }
   });
+
+  it("leaves OriginalName out where it would only repeat Filename (as real 6.3 replies do)", async () => {
+    for (const prefix of ["", "/v6.3"]) {
+      const reply = await getXml(reader, `${E}${prefix}/content-objects/${f.co2}/generations/1/bitstreams/1`);
+      expect(reply.root.Bitstream.Filename, prefix).toBe("page.txt");
+      expect(reply.root.Bitstream.OriginalName, prefix).toBeUndefined();
+    }
+  });
 });
 
 describe("content download", () => {
