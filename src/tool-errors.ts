@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { ForeignUrlError, isServiceError, retryAdvice, UnexpectedResponseError } from "./api/errors.js";
+import {
+  ForeignUrlError,
+  isServiceError,
+  retryAdvice,
+  type ServiceError,
+  UnexpectedResponseError,
+} from "./api/errors.js";
+import { endpointOf, whyEndpointMissing } from "./api/missing-endpoint.js";
 import { LocalPathError } from "./local/roots.js";
 import { ChallengeRequired } from "./session.js";
 import { SignInFailed } from "./sign-in-failure.js";
@@ -51,6 +58,8 @@ export function toUserMessage(err: unknown, tool: string): string {
         return "The service refused the session even after signing in again; check the configured credentials.";
       case err.status === 403:
         return `You do not have permission for this: your roles do not allow it on this item's security tag.${said} Nothing was changed. Carry on without it, or ask a repository administrator for access (\`whoami\` lists your roles).`;
+      case err.isMissingEndpoint:
+        return missingEndpointMessage(err);
       case err.status === 404:
         return `Not found: check the reference; find items with \`search\` or \`browse\`.`;
       case err.status === 409 || err.status === 422:
@@ -62,4 +71,14 @@ export function toUserMessage(err: unknown, tool: string): string {
     }
   }
   return `${tool} failed unexpectedly; the details are in the server log.`;
+}
+
+/**
+ * A 404 for the endpoint, not for an item: which call the service lacks and what that means, so the
+ * person stops checking refs and asks whoever runs the service (or uses another tool).
+ */
+function missingEndpointMessage(err: ServiceError): string {
+  const endpoint = endpointOf(err.path);
+  // The service's own words stay in the structured error: ours lists every API, too long for here.
+  return `This service has no ${endpoint} endpoint: ${err.method} ${endpoint} answered HTTP 404. It may be ${whyEndpointMissing(endpoint)}. This is not about the item you asked for: retrying or another ref will not help; ask whoever runs the service to make that endpoint available, or carry on without it.`;
 }

@@ -119,6 +119,8 @@ export interface ServiceErrorInit {
   attempts?: number;
   /** The connection failed after a reply began (cut off mid-body): a network failure with a status. */
   network?: boolean;
+  /** A 404 for the endpoint itself, not for an item (see missing-endpoint.ts). */
+  missingEndpoint?: boolean;
 }
 
 export class ServiceError extends Error {
@@ -135,6 +137,7 @@ export class ServiceError extends Error {
   /** Attempts made, including the first: 1 means the request was not retried. */
   readonly attempts: number;
   readonly #network: boolean;
+  readonly #missingEndpoint: boolean;
 
   constructor(init: ServiceErrorInit) {
     const path = redactPath(init.path);
@@ -150,6 +153,7 @@ export class ServiceError extends Error {
     this.serviceMessage = init.serviceMessage;
     this.detail = init.detail;
     this.#network = init.network ?? false;
+    this.#missingEndpoint = init.status === 404 && (init.missingEndpoint ?? false);
     this.retryAfterMs = init.retryAfterMs;
     this.attempts = init.attempts ?? 1;
   }
@@ -158,8 +162,13 @@ export class ServiceError extends Error {
   get isNetworkError(): boolean {
     return this.status === 0 || this.#network;
   }
+  /** The service has no such item (a 404 that is not for a missing endpoint). */
   get isNotFound(): boolean {
-    return this.status === 404;
+    return this.status === 404 && !this.#missingEndpoint;
+  }
+  /** The service has no such endpoint: an older release, a proxy that blocks it, an unlicensed module. */
+  get isMissingEndpoint(): boolean {
+    return this.#missingEndpoint;
   }
   get isUnauthorized(): boolean {
     return this.status === 401;
@@ -189,6 +198,7 @@ export class ServiceError extends Error {
       ...(this.detail ? { detail: this.detail } : {}),
       ...(this.retryAfterMs !== undefined ? { retryAfterMs: this.retryAfterMs } : {}),
       attempts: this.attempts,
+      ...(this.#missingEndpoint ? { missingEndpoint: true } : {}),
       ...(cause
         ? {
             cause: {
@@ -253,7 +263,11 @@ export function isServiceError(e: unknown): e is ServiceError {
   return e instanceof ServiceError;
 }
 
-/** A ServiceError for a 404: the service has no such thing (or hides it from this user). */
+/**
+ * A ServiceError for a 404 about an item: the service has no such thing (or hides it from this user). A
+ * 404 for a missing endpoint is not one: callers that turn "not found" into "no such item" must let it
+ * through to the error boundary, which names the missing endpoint.
+ */
 export function isNotFound(e: unknown): e is ServiceError {
   return isServiceError(e) && e.isNotFound;
 }

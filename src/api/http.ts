@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { type Dispatcher, Pool } from "undici";
 import { silentLogger } from "../log.js";
 import { ForeignUrlError, ServiceError, serviceMessageFrom, UnexpectedResponseError } from "./errors.js";
+import { isMissingEndpointReply } from "./missing-endpoint.js";
 import { parseXml, XmlParseError } from "./xml.js";
 
 /**
@@ -617,9 +618,12 @@ export class HttpClient {
 
       if ((status >= 400 || (status >= 300 && status !== 304)) && !req.passStatus?.includes(status)) {
         const text = await readLimited(res.body, MAX_ERROR_BODY);
+        const serviceMessage = serviceMessageFrom(text, resHeaders["content-type"]);
         throw fail({
           status,
-          serviceMessage: serviceMessageFrom(text, resHeaders["content-type"]),
+          serviceMessage,
+          missingEndpoint:
+            status === 404 && isMissingEndpointReply(path, text, resHeaders["content-type"], serviceMessage),
           retryAfterMs: parseRetryAfter(resHeaders["retry-after"]),
           attempts: attempt,
         });

@@ -614,7 +614,7 @@ export class MetadataCsvApi {
     try {
       entity = await this.entity.get(ref, undefined, signal);
     } catch (err) {
-      if (isServiceError(err) && err.status === 404)
+      if (isServiceError(err) && err.isNotFound)
         return { documents, refusal: `no entity ${ref} exists (or it is in the recycle bin)` };
       if (isServiceError(err) && err.status === 403)
         return { documents, refusal: `you may not read entity ${ref} (no permission on its security tag)` };

@@ -30,6 +30,8 @@ export interface McpHarnessOptions {
   /** Share an already running repository (not closed by the harness). */
   repo?: RunningRepository;
   tokenTtlMs?: number;
+  /** The caller's roles, when the harness must not ask the service at start (e.g. its user API is blocked). */
+  roles?: string[];
   /**
    * The protocol era: "2025-11-25" (the default) links client and server in memory; "2026-07-28" runs the
    * real Streamable HTTP path (createMcpHandler) with the v2 client pinned to 2026-07-28, no socket.
@@ -75,7 +77,7 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
   const log = createLogger({ level: "silent" });
   const session = new Session({ url: repo.url, username: who.username, password: who.password, logger: log });
   await session.login();
-  const roles = (await session.whoAmI()).roles;
+  const roles = opts.roles ?? (await session.whoAmI()).roles;
   const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
   const elicited: string[] = [];
   const client = new Client(

@@ -96,7 +96,7 @@ async function poll(ctx: ToolContext, token: string): Promise<Progress> {
   try {
     return await ctx.api.actions.progress(token, ctx.signal);
   } catch (err) {
-    if (isServiceError(err) && (err.status === 404 || err.status === 400)) {
+    if (isServiceError(err) && (err.isNotFound || err.status === 400)) {
       throw new UserInputError(
         `The service knows no job ${token}. Job handles are what \`ingest\`, \`export\` and the other job-starting tools return; check it was copied whole.`,
       );
