@@ -27,6 +27,8 @@ import {
 import { FORMATS, type FormatKey } from "./files.js";
 import { addDays, addSeconds, apiIdFrom, uuidFrom } from "./ids.js";
 import { ACCESSION_SCHEMA, accessionDocument, dcDocument, type LinkType, OAI_DC_SCHEMA } from "./metadata.js";
+import { seedMetadataGroups } from "./metadata-groups.js";
+import { seedRetention } from "./retention.js";
 import { seedSettings } from "./settings.js";
 import { seedStorage } from "./storage.js";
 
@@ -544,6 +546,8 @@ export function seedDemo(db: Db, content: ContentStore, opts: { dataDir?: string
     seedSettings(db, PLAN.refs);
     seedStorage(db);
     seedAdminDemo(db);
+    seedRetention(db);
+    seedMetadataGroups(db);
     // Every file's words were indexed above: a search has nothing to catch up (and writes nothing).
     markFileTextIndexed(db);
   })();

@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { isbn13 } from "../../repository/seed/demo-tree.js";
 import { crc32, csvFile, pdfFile, pngFile, wavFile, zlibStored } from "../../repository/seed/files.js";
 import { Prng, uuidFrom } from "../../repository/seed/ids.js";
+import { DEMO_METADATA_GROUP } from "../../repository/seed/metadata-groups.js";
+import { DEMO_RETENTION_POLICIES } from "../../repository/seed/retention.js";
 import {
   DEFAULT_DEMO_PASSWORDS,
   DEMO,
@@ -320,6 +322,41 @@ describe("demo seed", () => {
     expect(search("north quay map 1850")).toContain(DEMO.refs.mapNorthQuay1850);
     // Metadata text is indexed too: the net maker's interview is found by its DC subject.
     expect(search("herring")).toContain(DEMO.refs.interviewDoyle);
+  });
+
+  it("has retention policies to assign (none assigned yet) and a metadata group with a controlled field", () => {
+    const policies = db
+      .prepare(
+        "SELECT ref, name, period, period_unit, assignable FROM retention_policies ORDER BY created, name",
+      )
+      .all() as { ref: string; name: string; period: number | null; period_unit: string | null }[];
+    expect(policies.map((p) => [p.ref, p.name])).toEqual(
+      DEMO_RETENTION_POLICIES.map((p) => [p.ref, p.name]).sort((x, y) =>
+        String(x[1]).localeCompare(String(y[1])),
+      ),
+    );
+    const byName = new Map(policies.map((p) => [p.name, p]));
+    expect(byName.get("Board minutes — permanent")?.period).toBeNull();
+    expect(byName.get("Personnel files — 75 years")).toMatchObject({ period: 75, period_unit: "YEARS" });
+    expect(db.prepare("SELECT count(*) AS n FROM retention_assignments").get()).toEqual({ n: 0 });
+    expect(policies.every((p) => (p as unknown as { assignable: number }).assignable === 1)).toBe(true);
+
+    const group = db.prepare("SELECT id, name, schema_uri, definition FROM metadata_groups").all() as {
+      id: string;
+      name: string;
+      schema_uri: string;
+      definition: string;
+    }[];
+    expect(group.map((g) => [g.id, g.name, g.schema_uri])).toEqual([
+      [
+        DEMO_METADATA_GROUP.id,
+        "Location and condition",
+        "http://www.preservica.com/metadata/group/location_and_condition",
+      ],
+    ]);
+    const fields = JSON.parse(group[0]?.definition ?? "{}").fields as { id: string; values?: string[] }[];
+    expect(fields.map((f) => f.id)).toEqual(["box", "shelf", "condition", "surveyed"]);
+    expect(fields.find((f) => f.id === "condition")?.values).toEqual(["Good", "Fair", "Poor", "Fragile"]);
   });
 
   it("records ingest events covering every entity once, then later events, spread over 2023-2026", () => {

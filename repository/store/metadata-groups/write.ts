@@ -17,8 +17,14 @@ function groupDefinition(g: GroupInput): string {
   return JSON.stringify({ name: g.name, description: g.description, fields: g.fields });
 }
 
-export function insertGroup(db: Db, g: GroupInput, schemaUri: string, now: string): string {
-  const id = newId();
+/** Creates a group; returns its id (a fresh one unless the demo seed gives its fixed id). */
+export function insertGroup(
+  db: Db,
+  g: GroupInput,
+  schemaUri: string,
+  now: string,
+  id: string = newId(),
+): string {
   db.prepare(
     "INSERT INTO metadata_groups (id, name, schema_uri, definition, created, modified) VALUES (?, ?, ?, ?, ?, ?)",
   ).run(id, g.name, schemaUri, groupDefinition(g), now, now);

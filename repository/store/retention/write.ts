@@ -111,9 +111,8 @@ const WIRE_NAMES: Record<(typeof POLICY_COLUMNS)[number], string> = {
   assignable: "Assignable",
 };
 
-/** Creates a policy; returns its new ref. */
-export function createPolicy(db: Db, fields: PolicyFields, actor: Actor): string {
-  const ref = randomUUID();
+/** Creates a policy; returns its new ref (a fresh one unless the demo seed gives its fixed ref). */
+export function createPolicy(db: Db, fields: PolicyFields, actor: Actor, ref: string = randomUUID()): string {
   db.transaction(() => {
     db.prepare(
       `INSERT INTO retention_policies (ref, ${POLICY_COLUMNS.join(", ")}, created, modified)
