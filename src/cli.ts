@@ -44,6 +44,8 @@ const usage = (
                                                   MCP over Streamable HTTP at /mcp (default 127.0.0.1:3000)
        preservation-mcp repository [options]      the local repository service alone
        preservation-mcp tour [options]            a scripted demonstration conversation (no account needed)
+       preservation-mcp setup <client> [options]  prints the configuration for claude-desktop, claude-code,
+                                                  vscode or cursor that runs this installation
        preservation-mcp --version | --help        this program's version, or this text
 
 HTTP options:
@@ -91,6 +93,8 @@ async function main(argv: string[]): Promise<number> {
       }
       // Loaded only here: the tour's MCP client costs every other start ~30 ms of module loading.
       return (await import("./tour.js")).runTour(rest);
+    case "setup":
+      return (await import("./setup.js")).runSetup(rest);
     case "-v":
     case "--version":
     case "version":

@@ -7,6 +7,7 @@ import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibilit
 import { createLogger } from "./log.js";
 import { canWrite } from "./oauth/resource-server.js";
 import { sessionReadiness } from "./readiness.js";
+import { commandHere } from "./self-command.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, readOnlyDeps, type ServerDeps, serviceClientOf, type Watching } from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
@@ -118,7 +119,7 @@ function banner(runtime: Runtime): string {
   return [
     `serving ${tools.length} tools (${tools.join(", ")})${runtime.config.readOnly ? " in read-only mode" : ""}`,
     `repository: ${target}, ${who}`,
-    "connect an MCP client to the URL above, or run `preservation-mcp tour` to see the tools at work",
+    `connect an MCP client to the URL above, or run \`${commandHere("tour")}\` to see the tools at work`,
   ].join("\n");
 }
 

@@ -297,17 +297,30 @@ function requestId(body: unknown): string | number | null {
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
+/** What a client without the static token is told, in the body and in the challenge (RFC 6750 §3). */
+export const STATIC_TOKEN_REFUSAL =
+  "send Authorization: Bearer <PRESERVATION_HTTP_TOKEN>; this server takes the token its operator set, not OAuth";
+
+/**
+ * The static token's gate. A missing or wrong token gets **403**, not RFC 6750's 401: every MCP client answers
+ * a 401 by starting OAuth discovery (the MCP authorization specification tells it to), which can never succeed
+ * against a static token, so the person saw "Interactive OAuth requires a TTY" or an empty sign-in window and
+ * never this message. A 403 without `insufficient_scope` is shown as it is (checked with the MCP SDK client and
+ * the MCP Inspector CLI). The challenge still says what RFC 6750 would: `invalid_token` and how to fix it.
+ */
 function bearerAuth(expected: string) {
   const want = digest(expected);
   return async (c: Context<Env>, next: Next) => {
     if (!timingSafeEqual(digest(bearerOf(c)), want)) {
       return jsonRpcError(
         c,
-        401,
-        UNAUTHORIZED_CODE,
-        "Unauthorized: send Authorization: Bearer <PRESERVATION_HTTP_TOKEN>",
+        403,
+        FORBIDDEN_CODE,
+        `Forbidden: ${STATIC_TOKEN_REFUSAL}`,
         requestId(c.get("parsedBody")),
-        { "WWW-Authenticate": "Bearer" },
+        {
+          "WWW-Authenticate": `Bearer realm="preservation-mcp", error="invalid_token", error_description="${STATIC_TOKEN_REFUSAL}"`,
+        },
       );
     }
     await next();

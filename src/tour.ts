@@ -1,6 +1,7 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { prepareRuntime } from "./main.js";
 import { assetUri } from "./resources/uris.js";
+import { commandHere } from "./self-command.js";
 import { buildServer, SERVER_INFO } from "./server.js";
 
 /**
@@ -184,7 +185,7 @@ export async function runTour(argv: string[], env: NodeJS.ProcessEnv = process.e
     write();
     write(
       failures === 0
-        ? "That is the tour. Connect an assistant with `preservation-mcp` (stdio) or `preservation-mcp --http`."
+        ? `That is the tour. Connect an assistant with \`${commandHere("")}\` (stdio; \`${commandHere("setup claude-desktop")}\` prints a client's configuration) or \`${commandHere("--http")}\`.`
         : `The tour ended with ${failures} failed step(s); see above.`,
     );
   } finally {

@@ -97,7 +97,7 @@ describe("/healthz and /readyz", () => {
   afterAll(() => http?.close());
 
   it("answer without the bearer token that /mcp needs, and say nothing of the configuration", async () => {
-    expect((await send(http.url)).status).toBe(401);
+    expect((await send(http.url)).status).toBe(403);
     const health = await send(http.url, { method: "GET", path: "/healthz" });
     expect(health.status).toBe(200);
     expect(JSON.parse(health.body)).toEqual({ status: "ok" });

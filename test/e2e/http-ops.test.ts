@@ -42,7 +42,7 @@ describe("probes of a server signed in to its repository", () => {
     try {
       expect(await probe(server.url, "/healthz")).toEqual({ status: 200, body: { status: "ok" } });
       expect(await probe(server.url, "/readyz")).toEqual({ status: 200, body: { status: "ready" } });
-      expect((await fetch(server.url, { method: "POST" })).status).toBe(401);
+      expect((await fetch(server.url, { method: "POST" })).status).toBe(403);
     } finally {
       expect(await server.stop()).toBe(0);
     }

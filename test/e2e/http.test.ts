@@ -128,7 +128,7 @@ describe("Streamable HTTP on a public interface", () => {
     expect(cli.stdout()).toBe("");
   });
 
-  it("with the token, refuses requests without the bearer (401) and serves those with it", async () => {
+  it("with the token, refuses requests without the bearer (403, so clients show why instead of starting OAuth) and serves those with it", async () => {
     const token = "e2e-token-0123456789abcdef";
     const server = await startHttp(
       ["--host", "0.0.0.0"],
@@ -137,12 +137,12 @@ describe("Streamable HTTP on a public interface", () => {
     try {
       const url = server.url.replace("0.0.0.0", "127.0.0.1");
       const bare = await post(url, {});
-      expect(bare.status).toBe(401);
+      expect(bare.status).toBe(403);
       expect(bare.body).toMatch(/PRESERVATION_HTTP_TOKEN/);
       const wrong = await post(url, { authorization: `Bearer ${token.replace(/.$/, "x")}` });
-      expect(wrong.status).toBe(401);
+      expect(wrong.status).toBe(403);
       // The refusal answers the request it refuses (id 1), not id null.
-      expect(JSON.parse(wrong.body)).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -401 } });
+      expect(JSON.parse(wrong.body)).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -403 } });
       for (const era of ["v2", "v1"] as const) {
         const client = await connectHttp(era, url, { authorization: `Bearer ${token}` });
         try {
