@@ -171,7 +171,8 @@ export async function readAsset(who: Fetcher, ref: string): Promise<AssetInfo> {
           const content = await who(text(bs.AdditionalInformation.Content).replace(/^https?:\/\/[^/]+/, ""));
           bitstreams.push({
             filename: text(bs.Bitstream.Filename),
-            originalName: text(bs.Bitstream.OriginalName),
+            // Absent where it would only repeat Filename (as on real 6.3 services).
+            originalName: text(bs.Bitstream.OriginalName) || text(bs.Bitstream.Filename),
             size: Number(text(bs.Bitstream.FileSize)),
             fixity,
             bytes: Buffer.from(await content.arrayBuffer()),
