@@ -14,6 +14,7 @@ import {
   writeListTail,
   XIP_ELEMENT,
 } from "./common.js";
+import { isXip60 } from "./versions.js";
 import { inlineableXml, type XmlWriter } from "./writer.js";
 
 /** EntityAPI documents about entities themselves: the entity, children, metadata, identifiers, links. */
@@ -106,13 +107,17 @@ export function metadataDocument(ctx: RenderContext, e: EntityRecord, f: Fragmen
   return w.close("MetadataResponse").toString();
 }
 
-/** IdentifiersResponse: Identifiers/xip:Identifier (ApiId, Type, Value, Entity in XIP order). */
+/**
+ * IdentifiersResponse: Identifiers/xip:Identifier (ApiId, Type, Value, Entity in XIP order; XIP v6.0
+ * has no ApiId).
+ */
 export function identifiersDocument(ctx: RenderContext, ids: IdentifierRecord[], meta: ListMeta): string {
   const w = openDocument(ctx, "IdentifiersResponse").open("Identifiers");
+  const withApiId = !isXip60(ctx.version);
   for (const i of ids) {
-    w.open("xip:Identifier")
-      .leaf("xip:ApiId", i.api_id)
-      .leaf("xip:Type", i.type)
+    w.open("xip:Identifier");
+    if (withApiId) w.leaf("xip:ApiId", i.api_id);
+    w.leaf("xip:Type", i.type)
       .leaf("xip:Value", i.value)
       .leaf("xip:Entity", i.entity_ref)
       .close("xip:Identifier");

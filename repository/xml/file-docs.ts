@@ -7,7 +7,7 @@ import type {
   RepresentationSummary,
 } from "../store/entities/read.js";
 import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
-import { hasOriginalName } from "./versions.js";
+import { hasOriginalName, isXip60 } from "./versions.js";
 
 /**
  * EntityAPI documents of the content chain: representations of an asset, generations of a content
@@ -41,7 +41,10 @@ export function representationsDocument(
   return writeListTail(w, meta).close("RepresentationsResponse").toString();
 }
 
-/** RepresentationResponse: xip:Representation, then ContentObjects/ContentObject title/ref/type URLs. */
+/**
+ * RepresentationResponse: xip:Representation (RepresentationFormats and RepresentationProperties from
+ * XIP v6.2 on), then ContentObjects/ContentObject title/ref/type URLs.
+ */
 export function representationDocument(
   ctx: RenderContext,
   rep: RepresentationRecord,
@@ -51,10 +54,9 @@ export function representationDocument(
   w.open("xip:Representation").leaf("xip:InformationObject", rep.io_ref).opt("xip:Name", rep.name);
   w.leaf("xip:Type", rep.type).open("xip:ContentObjects");
   for (const co of contentObjects) w.leaf("xip:ContentObject", co.ref);
-  w.close("xip:ContentObjects")
-    .leaf("xip:RepresentationFormats")
-    .leaf("xip:RepresentationProperties")
-    .close("xip:Representation");
+  w.close("xip:ContentObjects");
+  if (!isXip60(ctx.version)) w.leaf("xip:RepresentationFormats").leaf("xip:RepresentationProperties");
+  w.close("xip:Representation");
   w.open("ContentObjects");
   for (const co of contentObjects) {
     w.leaf("ContentObject", entityUrl(ctx, "CO", co.ref), { title: co.title, ref: co.ref, type: "CO" });
@@ -82,8 +84,8 @@ export function generationsDocument(
 }
 
 /**
- * GenerationResponse: xip:Generation (original and active always present), then, directly under the
- * root, Bitstreams/Bitstream filename=… with each bitstream's URL (clients look for it there).
+ * GenerationResponse: xip:Generation (original and active always present; no Label, which the schema
+ * allows but no real reply carries), then, directly under the root, Bitstreams/Bitstream filename=… with each bitstream's URL (clients look for it there).
  */
 export function generationDocument(
   ctx: RenderContext,
@@ -96,7 +98,6 @@ export function generationDocument(
     active: g.active === 1 ? "true" : "false",
   })
     .leaf("xip:ContentObject", g.co_ref)
-    .opt("xip:Label", g.label)
     .opt("xip:FormatGroup", g.format_group)
     .opt("xip:EffectiveDate", g.effective_date)
     .open("xip:Bitstreams");

@@ -113,6 +113,15 @@ export function fullVersionString(configured: string): string {
   return parts.slice(0, 3).join(".");
 }
 
+/**
+ * Whether a version answers in the XIP v6.0 schema (6.0 and 6.1), which has none of the elements 6.2
+ * added: Identifier/ApiId, Event Ref/Date/WorkflowInstanceId, EventAction/Date, and a Representation's
+ * RepresentationFormats and RepresentationProperties. A reply carrying them would not be valid XIP v6.0.
+ */
+export function isXip60(v: ApiVersion): boolean {
+  return compare(v, FIRST_VERSIONED_NAMESPACE) < 0;
+}
+
 /** Bitstream OriginalName appeared in XIP v6.3. */
 export function hasOriginalName(v: ApiVersion): boolean {
   return compare(v, { major: 6, minor: 3 }) >= 0;

@@ -1,5 +1,6 @@
 import type { EntityType, IdentifierRow, LinkRow } from "../store/entities/write.js";
 import { entityUrl, openDocument, type RenderContext } from "./common.js";
+import { isXip60 } from "./versions.js";
 
 /**
  * Replies of the Entity API's basic writes that are not an entity or a metadata fragment (those reuse
@@ -7,12 +8,15 @@ import { entityUrl, openDocument, type RenderContext } from "./common.js";
  * `.//xip:Link/xip:Type`), so the XIP element is always wrapped in a response root.
  */
 
-/** IdentifierResponse: xip:Identifier (ApiId, Type, Value, Entity in XIP order), then Self. */
+/**
+ * IdentifierResponse: xip:Identifier (ApiId, Type, Value, Entity in XIP order; no ApiId in XIP v6.0,
+ * whose clients find it at the end of Self), then Self.
+ */
 export function identifierDocument(ctx: RenderContext, entityType: EntityType, i: IdentifierRow): string {
   const w = openDocument(ctx, "IdentifierResponse");
-  w.open("xip:Identifier")
-    .leaf("xip:ApiId", i.api_id)
-    .leaf("xip:Type", i.type)
+  w.open("xip:Identifier");
+  if (!isXip60(ctx.version)) w.leaf("xip:ApiId", i.api_id);
+  w.leaf("xip:Type", i.type)
     .leaf("xip:Value", i.value)
     .leaf("xip:Entity", i.entity_ref)
     .close("xip:Identifier");
@@ -23,8 +27,9 @@ export function identifierDocument(ctx: RenderContext, entityType: EntityType, i
 }
 
 /**
- * LinkResponse: xip:Link (Type, FromEntity, ToEntity, ApiId), then Self under the entity the request
- * addressed (`viewedFrom`), which may be either end of the link.
+ * LinkResponse: xip:Link (Type, FromEntity, ToEntity: no XIP version has a Link/ApiId), then Self under
+ * the entity the request addressed (`viewedFrom`), which may be either end of the link; the link's ApiId
+ * is the last segment of Self, as in the links list (`apiId` attribute).
  */
 export function linkDocument(
   ctx: RenderContext,
@@ -36,7 +41,6 @@ export function linkDocument(
     .leaf("xip:Type", l.link_type)
     .leaf("xip:FromEntity", l.from_ref)
     .leaf("xip:ToEntity", l.to_ref)
-    .leaf("xip:ApiId", l.api_id)
     .close("xip:Link");
   w.open("AdditionalInformation")
     .leaf("Self", `${entityUrl(ctx, viewedFrom.type, viewedFrom.ref)}/links/${l.api_id}`)

@@ -262,10 +262,7 @@ export class EntityWriteApi {
       (xip) => linkXml(xip, { linkType, from: from.ref, to: toRef }),
       signal,
     );
-    const apiId =
-      res.data && typeof res.data === "object"
-        ? childText(find(res.data as XmlElement, "Link"), "ApiId")
-        : undefined;
+    const apiId = res.data && typeof res.data === "object" ? linkApiId(res.data as XmlElement) : undefined;
     return apiId ? { apiId } : {};
   }
 
@@ -330,4 +327,16 @@ export class EntityWriteApi {
         }),
     };
   }
+}
+
+/**
+ * A new link's ApiId: the real service's xip:Link has none (no XIP version defines one), so it is the last
+ * segment of the reply's Self (`…/links/{apiId}`); an xip:Link/ApiId, as older replies of ours sent, is
+ * read too.
+ */
+function linkApiId(reply: XmlElement): string | undefined {
+  const inLink = childText(find(reply, "Link"), "ApiId");
+  if (inLink) return inLink;
+  const self = childText(find(reply, "AdditionalInformation"), "Self");
+  return self ? /\/links\/([^/?#]+)$/.exec(self)?.[1] : undefined;
 }

@@ -203,7 +203,7 @@ describe("replacing a content object's content", () => {
       const gen = (await getXml(curator, `${E}/content-objects/${f.co}/generations/${n}`)).root.Generation;
       expect(gen["@original"]).toBe("false");
       expect(gen["@active"]).toBe("true");
-      expect(text(gen.Label)).toBe("minutes-v2.txt");
+      expect(gen.Label).toBeUndefined();
       expect(text(gen.Formats.Format.PUID)).toBe("x-fmt/111");
       expect(text(gen.EffectiveDate)).toMatch(/^\d{4}-\d\d-\d\dT/);
       const bs = (await getXml(curator, `${E}/content-objects/${f.co}/generations/${n}/bitstreams/1`)).root

@@ -643,7 +643,10 @@ describe("links", () => {
     expect(reply.rootName).toBe("LinkResponse");
     expect(reply.prefixed["xip:Link"]["xip:Type"]).toBe(type);
     expect(reply.root.Link).toMatchObject({ FromEntity: fx.asset, ToEntity: fx.target });
-    const apiId = text(reply.root.Link.ApiId);
+    // No XIP version defines Link/ApiId: the new link's id ends its Self URL.
+    expect(reply.root.Link.ApiId).toBeUndefined();
+    const apiId = /\/links\/([0-9a-f]+)$/.exec(text(reply.root.AdditionalInformation.Self))?.[1];
+    expect(apiId).toBeTruthy();
     await expectTrace(u.manager, "information-objects", fx.asset, since, {
       commandType: "AddLink",
       eventType: "Modified",
