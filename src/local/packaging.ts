@@ -1,12 +1,12 @@
-import { createReadStream } from "node:fs";
-import { lstat, open, readdir, realpath, stat } from "node:fs/promises";
+import { type FileHandle, lstat, readdir, realpath, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { basename, join, relative, sep } from "node:path";
 import { PassThrough, type Readable } from "node:stream";
 import zlib from "node:zlib";
 import yazl from "yazl";
 import { opexManifest } from "../api/ingest.js";
-import { type LocalPath, LocalPathError } from "./roots.js";
+import { openChecked, readFromStart } from "./open-file.js";
+import { type LocalPath, LocalPathError, shownPath } from "./roots.js";
 
 /**
  * Turns a local file or folder (already confined to the allowed roots by ./roots.ts) into a package the
@@ -14,7 +14,9 @@ import { type LocalPath, LocalPathError } from "./roots.js";
  * zipped on the fly with yazl, stored (not compressed), read one file at a time, so memory does not grow
  * with the package. Every entry's size is known from the walk, so the package's exact length is known
  * before the first byte is sent (Content-Length). The walk happens first and refuses the whole package
- * (nothing sent) when a symbolic link inside leads out of the allowed folders.
+ * (nothing sent) when a symbolic link inside leads out of the allowed folders; each file is then opened
+ * once, when its turn comes, without following links and only if it is still the file the walk saw
+ * (open-file.ts), so a file swapped for a link in the meantime cuts the upload instead of being sent.
  */
 
 type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
@@ -58,6 +60,9 @@ export interface PackageEntry {
   mtime?: Date;
   directory?: boolean;
   data?: Buffer;
+  /** Which file the walk saw (device, inode): what is opened must be the same. */
+  dev?: number;
+  ino?: number;
 }
 
 export interface PackagePlan {
@@ -93,15 +98,10 @@ function insideAny(roots: readonly string[], p: string): boolean {
   });
 }
 
-async function isZip(path: string): Promise<boolean> {
-  const fh = await open(path, "r");
-  try {
-    const buf = Buffer.alloc(4);
-    const { bytesRead } = await fh.read(buf, 0, 4, 0);
-    return bytesRead === 4 && buf[0] === 0x50 && buf[1] === 0x4b && (buf[2] === 3 || buf[2] === 5);
-  } finally {
-    await fh.close();
-  }
+async function isZip(fh: FileHandle): Promise<boolean> {
+  const buf = Buffer.alloc(4);
+  const { bytesRead } = await fh.read(buf, 0, 4, 0);
+  return bytesRead === 4 && buf[0] === 0x50 && buf[1] === 0x4b && (buf[2] === 3 || buf[2] === 5);
 }
 
 /** Whether a folder is a ready package: OPEX manifests or an XIP document at its top. */
@@ -140,7 +140,7 @@ async function walk(
       }
       if (!insideAny(roots, target)) {
         throw new LocalPathError(
-          `${abs} is a link that leads outside the allowed folders (to ${target}); remove it or copy the file in. Nothing was uploaded.`,
+          `${shownPath(abs)} is a link that leads outside the allowed folders (to ${shownPath(target)}); remove it or copy the file in. Nothing was uploaded.`,
         );
       }
       st = await stat(target);
@@ -155,7 +155,7 @@ async function walk(
       await walk(abs, name, roots, out, skipped, signal);
       if (out.length === before) out.push({ name: `${name}/`, size: 0, directory: true, mtime: st.mtime });
     } else if (st.isFile()) {
-      out.push({ name, source, size: st.size, mtime: st.mtime });
+      out.push({ name, source, size: st.size, mtime: st.mtime, dev: st.dev, ino: st.ino });
     } else {
       skipped.push(`${name} (not a regular file)`);
     }
@@ -185,12 +185,18 @@ function zipOf(entries: PackageEntry[]): { size: number; open(): Readable } {
     else if (e.data) zip.addBuffer(e.data, e.name, common);
     else if (e.source) {
       const source = e.source;
+      const identity = { dev: e.dev ?? -1, ino: e.ino ?? -1 };
       zip.addReadStreamLazy(e.name, { ...common, size: e.size }, (cb) => {
-        void gate.then(() => {
-          const rs = createReadStream(source, { highWaterMark: READ_CHUNK });
-          rs.on("error", (err) => out.destroy(err));
-          cb(null, rs);
-        });
+        void gate
+          .then(() => openChecked(source, identity, e.name))
+          .then(
+            ({ handle }) => {
+              const rs = readFromStart(handle, { highWaterMark: READ_CHUNK });
+              rs.on("error", (err) => out.destroy(err));
+              cb(null, rs);
+            },
+            (err: Error) => out.destroy(err),
+          );
       });
     }
   }
@@ -233,12 +239,18 @@ export async function planPackage(
   if (!local.isDirectory && name.toLowerCase().endsWith(".zip")) {
     if (describing) {
       throw new LocalPathError(
-        `${local.path} is a ready package; it carries its own titles and descriptions, so leave title and description out (or ingest the unpacked folder).`,
+        `${shownPath(local.path)} is a ready package; it carries its own titles and descriptions, so leave title and description out (or ingest the unpacked folder).`,
       );
     }
-    if (!(await isZip(local.path))) {
-      throw new LocalPathError(`${local.path} ends in .zip but is not a zip file. Nothing was uploaded.`);
+    // Opened once, here: the check and the bytes sent come from the same handle.
+    const { handle } = await openChecked(local.path, local, name);
+    if (!(await isZip(handle).catch(() => false))) {
+      await handle.close();
+      throw new LocalPathError(
+        `${shownPath(local.path)} ends in .zip but is not a zip file. Nothing was uploaded.`,
+      );
     }
+    let used = false;
     return {
       kind: "package",
       filename: name,
@@ -247,7 +259,11 @@ export async function planPackage(
       size: local.size,
       readyFolder: false,
       skipped: [],
-      open: () => createReadStream(local.path, { highWaterMark: READ_CHUNK }),
+      open() {
+        if (used) throw new Error("a package stream can be opened once");
+        used = true;
+        return readFromStart(handle, { highWaterMark: READ_CHUNK });
+      },
     };
   }
   const skipped: string[] = [];
@@ -257,25 +273,33 @@ export async function planPackage(
     readyFolder = await looksReady(local.path);
     if (readyFolder && describing) {
       throw new LocalPathError(
-        `${local.path} is a ready OPEX/XIP package (it has manifests at its top); its manifests give titles and descriptions, so leave title and description out.`,
+        `${shownPath(local.path)} is a ready OPEX/XIP package (it has manifests at its top); its manifests give titles and descriptions, so leave title and description out.`,
       );
     }
     await walk(local.path, readyFolder ? "" : name, opts.roots, entries, skipped, signal);
     if (!entries.some((e) => !e.directory)) {
-      throw new LocalPathError(`${local.path} holds no files to ingest. Nothing was uploaded.`);
+      throw new LocalPathError(`${shownPath(local.path)} holds no files to ingest. Nothing was uploaded.`);
     }
     if (describing) {
       const manifest = `${name}/${name}.opex`;
       if (entries.some((e) => e.name === manifest)) {
         throw new LocalPathError(
-          `${local.path} already has a manifest ${name}.opex; edit it instead of passing title or description.`,
+          `${shownPath(local.path)} already has a manifest ${name}.opex; edit it instead of passing title or description.`,
         );
       }
       entries.unshift({ name: manifest, size: 0, data: opexManifest(props) });
     }
   } else {
     const st = await stat(local.path);
-    entries.push({ name, source: local.path, size: st.size, mtime: st.mtime });
+    // The file the path check saw, whatever the path names by now.
+    entries.push({
+      name,
+      source: local.path,
+      size: local.size,
+      mtime: st.mtime,
+      dev: local.dev,
+      ino: local.ino,
+    });
     if (describing) entries.push({ name: `${name}.opex`, size: 0, data: opexManifest(props) });
   }
   const files = entries.filter((e) => e.source);

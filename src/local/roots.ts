@@ -13,6 +13,16 @@ export class LocalPathError extends Error {
   override readonly name = "LocalPathError";
 }
 
+/** Characters of a path a refusal shows at most: a bad path can be megabytes of anything. */
+export const SHOWN_PATH_MAX = 200;
+
+/** `path` for a message: whole when short, else its start and end around an ellipsis (the end names the file). */
+export function shownPath(path: string): string {
+  if (path.length <= SHOWN_PATH_MAX) return path;
+  const head = Math.floor(SHOWN_PATH_MAX / 2);
+  return `${path.slice(0, head)}…${path.slice(path.length - (SHOWN_PATH_MAX - head - 1))}`;
+}
+
 export interface LocalPath {
   /** The resolved absolute path (symlinks followed). */
   path: string;
@@ -20,6 +30,9 @@ export interface LocalPath {
   root: string;
   size: number;
   isDirectory: boolean;
+  /** Which file was checked (device, inode): opening it later must find the same one (open-file.ts). */
+  dev: number;
+  ino: number;
 }
 
 function inside(root: string, candidate: string): boolean {
@@ -39,24 +52,25 @@ export async function resolveLocalPath(roots: readonly string[], requested: stri
   const resolvedRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => resolve(r))));
   const allowed = `the allowed folders are ${resolvedRoots.join(", ")}`;
   if (requested.includes("\0")) throw new LocalPathError(`The path contains a NUL character; ${allowed}.`);
+  const shown = shownPath(requested);
   const candidate = isAbsolute(requested) ? resolve(requested) : resolve(resolvedRoots[0] ?? "", requested);
   // Refuse before touching the disk when the normalised path is plainly outside: no probing of other folders.
   if (!resolvedRoots.some((r) => inside(r, candidate)) && !roots.some((r) => inside(resolve(r), candidate))) {
-    throw new LocalPathError(`${requested} is outside the folders the person allowed; ${allowed}.`);
+    throw new LocalPathError(`${shown} is outside the folders the person allowed; ${allowed}.`);
   }
   let real: string;
   try {
     real = await realpath(candidate);
   } catch {
-    throw new LocalPathError(`${requested} does not exist; ${allowed}.`);
+    throw new LocalPathError(`${shown} does not exist; ${allowed}.`);
   }
   const root = resolvedRoots.find((r) => inside(r, real));
   if (!root) {
-    throw new LocalPathError(`${requested} leads outside the allowed folders (through a link); ${allowed}.`);
+    throw new LocalPathError(`${shown} leads outside the allowed folders (through a link); ${allowed}.`);
   }
   const st = await stat(real);
   if (!st.isFile() && !st.isDirectory()) {
-    throw new LocalPathError(`${requested} is neither a file nor a folder.`);
+    throw new LocalPathError(`${shown} is neither a file nor a folder.`);
   }
-  return { path: real, root, size: st.size, isDirectory: st.isDirectory() };
+  return { path: real, root, size: st.size, isDirectory: st.isDirectory(), dev: st.dev, ino: st.ino };
 }

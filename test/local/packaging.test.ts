@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
@@ -108,5 +108,48 @@ describe("planPackage", () => {
     const plan = await planPackage(await resolveLocalPath([root], "changing"), { roots: [root] });
     writeFileSync(join(root, "changing", "c.txt"), "much longer now");
     await expect(collect(plan.open())).rejects.toThrow(/unexpected number of bytes/);
+  });
+
+  /**
+   * The walk checks links, but files are read later (one at a time, while the package uploads): a file
+   * swapped for a link to a file outside the allowed folders in between must be refused when it is opened,
+   * not followed. The secret has the same length as the file it replaces, so only the link check stops it.
+   */
+  it("refuses a file swapped for a link after the walk; a ready zip sends what was checked", async () => {
+    writeFileSync(join(outside, "same-size.txt"), "SECRET");
+    const swap = (path: string) => {
+      rmSync(path);
+      symlinkSync(join(outside, "same-size.txt"), path);
+    };
+    mkdirSync(join(root, "racy"));
+    writeFileSync(join(root, "racy", "a.txt"), "public");
+    const folder = await planPackage(await resolveLocalPath([root], "racy"), { roots: [root] });
+    swap(join(root, "racy", "a.txt"));
+    await expect(collect(folder.open())).rejects.toThrow(/link/);
+
+    writeFileSync(join(root, "single.txt"), "public");
+    const single = await planPackage(await resolveLocalPath([root], "single.txt"), { roots: [root] });
+    swap(join(root, "single.txt"));
+    await expect(collect(single.open())).rejects.toThrow(/link/);
+
+    const zip = Buffer.from(`PK\u0005\u0006${"\u0000".repeat(18)}`, "latin1");
+    writeFileSync(join(root, "racy.zip"), zip);
+    const secretZip = Buffer.from(zip);
+    secretZip[8] = 7;
+    writeFileSync(join(outside, "same-size.zip"), secretZip);
+    // A ready package is opened once, when it is checked: what is sent is what was checked.
+    const ready = await planPackage(await resolveLocalPath([root], "racy.zip"), { roots: [root] });
+    rmSync(join(root, "racy.zip"));
+    symlinkSync(join(outside, "same-size.zip"), join(root, "racy.zip"));
+    expect(await collect(ready.open())).toEqual(zip);
+  });
+
+  it("refuses a file replaced by another (not a link) after the walk: what is sent is what the walk saw", async () => {
+    mkdirSync(join(root, "renamed"));
+    writeFileSync(join(root, "renamed", "a.txt"), "public");
+    const plan = await planPackage(await resolveLocalPath([root], "renamed"), { roots: [root] });
+    writeFileSync(join(root, "renamed", "b.txt"), "PUBLIC");
+    renameSync(join(root, "renamed", "b.txt"), join(root, "renamed", "a.txt"));
+    await expect(collect(plan.open())).rejects.toThrow(/replaced/);
   });
 });

@@ -44,6 +44,22 @@ describe("resolveLocalPath", () => {
     expect((err as Error).message).toMatch(message);
   });
 
+  it("echoes at most about 200 characters of a bad path, start and end", async () => {
+    const refusal = async (requested: string) =>
+      ((await resolveLocalPath([root], requested).catch((e: unknown) => e)) as Error).message;
+    const far = `/${"x".repeat(4000)}/end-of-it.txt`;
+    const inside = `${"y".repeat(3000)}/missing.txt`;
+    for (const [requested, tail] of [
+      [far, "end-of-it.txt"],
+      [inside, "missing.txt"],
+    ] as const) {
+      const message = await refusal(requested);
+      expect(message).toMatch(/^[xy/]{100}…/);
+      expect(message).toContain(`${tail} `);
+      expect(message.replace(root, "").length).toBeLessThan(200 + 120);
+    }
+  });
+
   it("says what to configure when no folder is allowed", async () => {
     await expect(resolveLocalPath([], "x")).rejects.toThrow(/PRESERVATION_INGEST_ROOTS/);
   });

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import {
   type CsvDryRun,
@@ -8,6 +7,7 @@ import {
   decodeCsv,
   MAX_CSV_BYTES,
 } from "../../api/metadata-csv.js";
+import { readLocalFile } from "../../local/open-file.js";
 import { resolveLocalPath } from "../../local/roots.js";
 import type { Session } from "../../session.js";
 import type { ToolContext } from "../context.js";
@@ -86,7 +86,7 @@ async function csvText(args: z.infer<typeof input>, ctx: ToolContext): Promise<s
     throw new UserInputError(
       `${args.path} is ${local.size} bytes, more than the 1 MiB the service takes at once; split it into several files.`,
     );
-  return decodeCsv(await readFile(local.path));
+  return decodeCsv(await readLocalFile(local));
 }
 
 /** The plan the confirmation made moments ago, for the handler of the same call (keyed by session). */

@@ -1,11 +1,12 @@
 import { createHash, type Hash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { link, mkdir, stat, unlink } from "node:fs/promises";
+import { link, mkdir, unlink } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import { isServiceError } from "../../api/errors.js";
+import { existingSaveTarget } from "../../local/save-target.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { resolveFile } from "../support/files.js";
@@ -93,11 +94,7 @@ export default defineTool({
     if (!target.startsWith(resolve(folder) + sep)) {
       throw new UserInputError(`"${name}" would fall outside the download folder. Nothing was saved.`);
     }
-    const exists = await stat(target).then(
-      () => true,
-      () => false,
-    );
-    if (exists) {
+    if (await existingSaveTarget(target)) {
       throw new UserInputError(
         `${target} already exists; files are never overwritten. Pass saveAs with another name. Nothing was saved.`,
       );

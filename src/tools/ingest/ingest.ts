@@ -1,7 +1,7 @@
 import { Transform } from "node:stream";
 import { z } from "zod";
 import { planPackage } from "../../local/packaging.js";
-import { resolveLocalPath } from "../../local/roots.js";
+import { LocalPathError, resolveLocalPath } from "../../local/roots.js";
 import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
@@ -87,7 +87,11 @@ export default defineTool({
       },
     });
     const source = plan.open();
-    source.on("error", (err) => meter.destroy(err));
+    let sourceFailure: unknown;
+    source.on("error", (err) => {
+      sourceFailure = err;
+      meter.destroy(err);
+    });
     const body = source.pipe(meter);
     let job: string;
     try {
@@ -98,6 +102,8 @@ export default defineTool({
       });
     } catch (err) {
       source.destroy();
+      // A local file refused when its turn came (swapped for a link after the walk): say that, not "upload failed".
+      if (sourceFailure instanceof LocalPathError) throw sourceFailure;
       if (ctx.signal.aborted) {
         throw new UserInputError(
           `The upload was cancelled after ${formatBytes(sent)}; the service keeps nothing of a cut-off upload. Nothing was ingested.`,

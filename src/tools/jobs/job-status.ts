@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { link, mkdir, stat, unlink } from "node:fs/promises";
+import { link, mkdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -9,6 +9,7 @@ import { z } from "zod";
 import { type ActionDetail, FINAL_STATES, looksLikeToken, type Progress } from "../../api/actions.js";
 import type { Entity } from "../../api/entity.js";
 import { isServiceError } from "../../api/errors.js";
+import { existingSaveTarget } from "../../local/save-target.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { mapLimit } from "../support/entities.js";
@@ -173,7 +174,7 @@ async function savePackage(ctx: ToolContext, token: string): Promise<NonNullable
   }
   const name = `export-${token}.zip`;
   const target = join(folder, name);
-  const existing = await stat(target).catch(() => undefined);
+  const existing = await existingSaveTarget(target);
   if (existing) {
     return { path: target, bytes: existing.size, verified: [], savedEarlier: true };
   }
@@ -220,8 +221,9 @@ async function savePackage(ctx: ToolContext, token: string): Promise<NonNullable
   } catch (err) {
     if (err instanceof UserInputError || isServiceError(err)) throw err;
     if ((err as NodeJS.ErrnoException).code === "EEXIST") {
-      const st = await stat(target);
-      return { path: target, bytes: st.size, verified: [], savedEarlier: true };
+      // Saved meanwhile by another call, or a link appeared there: looked at without following it.
+      const st = await existingSaveTarget(target);
+      if (st) return { path: target, bytes: st.size, verified: [], savedEarlier: true };
     }
     if (ctx.signal.aborted) throw new UserInputError("The download was cancelled. Nothing was saved.");
     throw new UserInputError(

@@ -44,14 +44,16 @@ export default defineTool({
     });
     const local = await localFile(ctx, args.path);
     const name = args.name ?? "Access";
-    const job = await ctx.api.lifecycle.addAccessRepresentation(asset.ref, {
-      body: uploadStream(ctx, local),
-      size: local.size,
-      filename: local.filename,
-      name,
-      fixity: { algorithm: "SHA-256", value: local.sha256 },
-      signal: ctx.signal,
-    });
+    const job = await ctx.api.lifecycle
+      .addAccessRepresentation(asset.ref, {
+        body: uploadStream(ctx, local),
+        size: local.size,
+        filename: local.filename,
+        name,
+        fixity: { algorithm: "SHA-256", value: local.sha256 },
+        signal: ctx.signal,
+      })
+      .finally(() => local.close());
     return {
       structured: {
         job,

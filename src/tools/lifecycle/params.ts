@@ -1,12 +1,10 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { basename } from "node:path";
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
 import { isServiceError } from "../../api/errors.js";
 import type { DeletedEntity } from "../../api/lifecycle.js";
 import { paginate, walkTree } from "../../api/walk.js";
-import { type LocalPath, LocalPathError, resolveLocalPath } from "../../local/roots.js";
+import { type OpenedLocalFile, openLocalFile } from "../../local/open-file.js";
 import type { ToolContext } from "../context.js";
 import { UserInputError } from "../define.js";
 import { ancestors, mapLimit } from "../support/entities.js";
@@ -209,32 +207,21 @@ export const localPath = z
   .max(4096)
   .describe("Local file inside the allowed ingest folders (absolute, or relative to the first one)");
 
-export interface LocalFile extends LocalPath {
-  filename: string;
-  sha256: string;
-}
+/** A local file opened once: hashed, previewed and sent from the same handle (src/local/open-file.ts). */
+export type LocalFile = OpenedLocalFile;
 
-/** A local file inside the person's ingest roots, with its SHA-256 (read as a stream). */
+/** A local file inside the person's ingest roots, opened without following links, with its SHA-256. */
 export async function localFile(ctx: ToolContext, requested: string): Promise<LocalFile> {
-  const found = await resolveLocalPath(ctx.config.ingestRoots, requested);
-  if (found.isDirectory) {
-    throw new LocalPathError(`${requested} is a folder; give one file. Nothing was changed.`);
-  }
-  if (found.size === 0)
-    throw new LocalPathError(`${requested} is empty; the service takes no empty files. Nothing was changed.`);
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(found.path, { signal: ctx.signal }))
-    hash.update(chunk as Buffer);
-  return { ...found, filename: basename(found.path), sha256: hash.digest("hex") };
+  return openLocalFile(ctx.config.ingestRoots, requested, ctx.signal);
 }
 
 /**
  * The file's bytes as a stream for an upload, reporting progress (at most every 1 %) when the client
- * asked for it. The service checks the SHA-256 against what it received, so a file that changed after it
- * was hashed is refused rather than stored.
+ * asked for it. The bytes come from the handle that was hashed; the service checks the SHA-256 against
+ * what it received besides.
  */
 export function uploadStream(ctx: ToolContext, file: LocalFile) {
-  const stream = createReadStream(file.path, { signal: ctx.signal });
+  const stream = file.stream(ctx.signal);
   let sent = 0;
   let reported = 0;
   const step = Math.max(1, Math.floor(file.size / 100));

@@ -84,6 +84,7 @@ export default defineTool({
   annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const r = await examine(ctx, args);
+    await r.local.close(); // a preview sends nothing; the confirmed call opens the file again
     return {
       summary: `Replace the file of content object “${clip(r.co.title, 120)}”: ${change(r)}`,
       details: [
@@ -113,13 +114,15 @@ export default defineTool({
   },
   async handler(args, ctx: ToolContext) {
     const r = await examine(ctx, args);
-    const job = await ctx.api.lifecycle.replaceContent(r.co.ref, {
-      body: uploadStream(ctx, r.local),
-      size: r.local.size,
-      filename: r.local.filename,
-      fixity: { algorithm: "SHA-256", value: r.local.sha256 },
-      signal: ctx.signal,
-    });
+    const job = await ctx.api.lifecycle
+      .replaceContent(r.co.ref, {
+        body: uploadStream(ctx, r.local),
+        size: r.local.size,
+        filename: r.local.filename,
+        fixity: { algorithm: "SHA-256", value: r.local.sha256 },
+        signal: ctx.signal,
+      })
+      .finally(() => r.local.close());
     const after = {
       filename: r.local.filename,
       size: r.local.size,

@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -125,6 +135,21 @@ describe.each(ERAS)("export (%s)", (era) => {
     const again = await mcp.call<Status>("job_status", { job });
     expect(again.package).toMatchObject({ path: pkg?.path, bytes: saved.length, savedEarlier: true });
     expect(statSync(pkg?.path ?? "").size).toBe(saved.length);
+  });
+
+  it("a dangling link where the package would be saved is refused with a clear answer", async () => {
+    const dest = insertEntity(repo.svc.db, { type: "SO", title: `Empty ${era}`, securityTag: "open" }).ref;
+    const { job } = await mcp.call<{ job: string }>("export", { ref: dest });
+    const target = join(downloads, `export-${job}.zip`);
+    symlinkSync(join(root, "no-such-file.zip"), target);
+    let res = await mcp.raw("job_status", { job, waitSeconds: 20 });
+    for (let i = 0; i < 5 && !res.isError && !(res.structuredContent as unknown as Status).finished; i++) {
+      res = await mcp.raw("job_status", { job, waitSeconds: 20 });
+    }
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toContain(`${target} is a link (to ${join(root, "no-such-file.zip")})`);
+    expect(textOf(res)).toContain("Nothing was saved");
+    expect(existsSync(join(root, "no-such-file.zip"))).toBe(false);
   });
 
   it("refuses a content object, names the right tool; is offered in read-only mode, not without a download folder", async () => {
