@@ -16,21 +16,37 @@ const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 const work = mkdtempSync(join(tmpdir(), "pmcp-pack-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const npm = (args: string[], cwd: string) =>
-  execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
-
 describe("npm pack, then npm install <tarball> in an empty folder", () => {
   it("installs, and npx preservation-mcp answers --version, --help and runs the tour", () => {
-    // dist/ is built already (npm test's pretest): pack without running `prepare` again.
-    npm(["pack", "--ignore-scripts", "--pack-destination", work], ROOT);
+    // dist/ is built already (npm test's pretest): pack with the pack scripts, but without building again.
+    const manifestBefore = readFileSync(join(ROOT, "package.json"), "utf8");
+    execFileSync("npm", ["pack", "--pack-destination", work], {
+      cwd: ROOT,
+      env: { ...process.env, PRESERVATION_PACK_NO_BUILD: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 120_000,
+    });
     const tarball = readdirSync(work).find((f) => f.endsWith(".tgz"));
     expect(tarball).toBe(`${pkg.name}-${pkg.version}.tgz`);
+    // The checkout's package.json is put back as it was; the packed one has no install-time script.
+    expect(readFileSync(join(ROOT, "package.json"), "utf8")).toBe(manifestBefore);
 
     // A folder of its own with a package.json: npm must not climb to a parent project (or /tmp's).
     const app = join(work, "app");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "probe", private: true }));
-    npm(["install", join(work, tarball as string), "--prefer-offline", "--no-audit", "--no-fund"], app);
+    const install = spawnSync(
+      "npm",
+      ["install", join(work, tarball as string), "--prefer-offline", "--no-audit", "--no-fund"],
+      { cwd: app, encoding: "utf8", timeout: 120_000 },
+    );
+    expect(install.status, install.stderr).toBe(0);
+    // npm warns "install-scripts … (prepare: npm run build)" for a package that keeps an install-time script.
+    expect(install.stderr).not.toMatch(/install-scripts|prepare/);
+    const installed = JSON.parse(readFileSync(join(app, "node_modules", pkg.name, "package.json"), "utf8"));
+    for (const script of ["preinstall", "install", "postinstall", "prepare"]) {
+      expect(installed.scripts?.[script]).toBeUndefined();
+    }
 
     const npx = (args: string[], extra: Record<string, string> = {}) =>
       spawnSync("npx", ["--no-install", "preservation-mcp", ...args], {
