@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
  * Keeps manifest.json (the MCP Bundle manifest) in step with the code: its `tools` are the tool registry
- * (`src/tools/index.ts`, read from the build in dist/) and its `version` is package.json's.
+ * (`src/tools/index.ts`, read from the build in dist/), its `prompts` the prompt list (`src/prompts/index.ts`),
+ * and its `version` is package.json's. `npx mcpb validate manifest.json` checks it against the MCPB schema
+ * (it takes the manifest, not a packed .mcpb); test/bundle.test.ts runs both checks.
  *
- *   node scripts/manifest.mjs           rewrite manifest.json's tools and version (npm run manifest)
+ *   node scripts/manifest.mjs           rewrite manifest.json's tools, prompts and version (npm run manifest)
  *   node scripts/manifest.mjs --check   exit 1, naming the differences, when manifest.json has drifted
  *
  * Run `npm run build` first: the registry is read from dist/src/tools/index.js.
@@ -18,8 +20,26 @@ export function toolEntries(tools) {
   return tools.map((t) => ({ name: t.name, description: t.description }));
 }
 
-/** What should change in `manifest` so it matches `pkg` and `tools`: one line per difference. */
-export function manifestDrift(manifest, pkg, tools) {
+/**
+ * The manifest's prompt list: every prompt in prompts/list order, its argument names, and a text in MCPB's
+ * template form (`${arguments.name}`) saying what the prompt asks; the server fills in titles and the exact
+ * tool calls when the prompt is fetched over MCP.
+ */
+export function promptEntries(prompts) {
+  return prompts.map((p) => {
+    const names = Object.keys(p.args({}).shape);
+    const given = names.map((n) => `${n}: \${arguments.${n}}`).join(", ");
+    return {
+      name: p.name,
+      description: p.description,
+      ...(names.length ? { arguments: names } : {}),
+      text: `${p.title}${given ? ` (${given})` : ""}. ${p.description}`,
+    };
+  });
+}
+
+/** What should change in `manifest` so it matches `pkg`, `tools` and `prompts`: one line per difference. */
+export function manifestDrift(manifest, pkg, tools, prompts) {
   const problems = [];
   if (manifest.version !== pkg.version) {
     problems.push(`version is ${manifest.version}, package.json says ${pkg.version}`);
@@ -37,7 +57,19 @@ export function manifestDrift(manifest, pkg, tools) {
   if (problems.length === 0 && have.map((t) => t.name).join() !== want.map((t) => t.name).join()) {
     problems.push("tools are not in registry order");
   }
+  if (JSON.stringify(manifest.prompts ?? []) !== JSON.stringify(promptEntries(prompts))) {
+    problems.push("prompts differ from src/prompts/index.ts");
+  }
   return problems;
+}
+
+export async function loadPrompts() {
+  const url = new URL("dist/src/prompts/index.js", ROOT);
+  try {
+    return (await import(url.href)).ALL_PROMPTS;
+  } catch (err) {
+    throw new Error(`cannot load the prompts from dist/ (run npm run build first): ${err.message}`);
+  }
 }
 
 export async function loadRegistry() {
@@ -57,7 +89,8 @@ async function main(args) {
   const manifest = readJson("manifest.json");
   const pkg = readJson("package.json");
   const tools = await loadRegistry();
-  const drift = manifestDrift(manifest, pkg, tools);
+  const prompts = await loadPrompts();
+  const drift = manifestDrift(manifest, pkg, tools, prompts);
   if (args.includes("--check")) {
     if (drift.length === 0) return 0;
     process.stderr.write(
@@ -67,6 +100,7 @@ async function main(args) {
   }
   manifest.version = pkg.version;
   manifest.tools = toolEntries(tools);
+  manifest.prompts = promptEntries(prompts);
   writeFileSync(new URL("manifest.json", ROOT), `${JSON.stringify(manifest, null, 2)}\n`);
   process.stderr.write(
     drift.length ? `manifest.json updated:\n  ${drift.join("\n  ")}\n` : "manifest.json is up to date\n",

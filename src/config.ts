@@ -295,6 +295,11 @@ export interface Config {
    * trail); unset = in-process. May hold a password: never logged or shown.
    */
   stateUrl?: string;
+  /**
+   * What the person called each setting they gave (`--toolsets`, `PRESERVATION_TOOLSETS`, "the folders after
+   * --"), so a mistake found after parsing (an unknown toolset, a missing folder) names what was typed.
+   */
+  names: Readonly<Record<string, string>>;
 }
 
 export class ConfigError extends Error {
@@ -473,6 +478,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ...(c.PRESERVATION_CONFIRM_KEY ? { confirmKey: c.PRESERVATION_CONFIRM_KEY } : {}),
     ...(c.PRESERVATION_AUDIT_LOG ? { auditLog: resolve(c.PRESERVATION_AUDIT_LOG) } : {}),
     ...(c.PRESERVATION_STATE_URL ? { stateUrl: c.PRESERVATION_STATE_URL } : {}),
+    names: source,
   };
 }
 
@@ -484,6 +490,17 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
 export function configErrorMessage(name: string, key: string, message: string | undefined): string {
   const ours = message && !/^(Invalid|Too (small|big)|Expected|Unrecognized)\b/i.test(message);
   return `${name} ${(ours ? message : MUST_BE[key]) ?? "is not valid"}`;
+}
+
+/**
+ * Plain http to another machine sends the password (and every token after it) across the network unencrypted:
+ * allowed, since a lab network may have no TLS, but never silently. The warning, or undefined.
+ */
+export function passwordInClearWarning(config: Pick<Config, "url" | "names">): string | undefined {
+  if (!config.url) return undefined;
+  const { protocol, hostname } = new URL(config.url);
+  if (protocol !== "http:" || isLoopback(hostname) || /^127\./.test(hostname)) return undefined;
+  return `${config.names.PRESERVATION_URL ?? "PRESERVATION_URL"} is plain http:// to ${hostname}, another machine: the password and every access token cross the network unencrypted; use https:// unless the network itself is trusted`;
 }
 
 function isWildcard(host: string): boolean {

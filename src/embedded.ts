@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords } from "../repository/seed/users.js";
 import { type RunningRepository, startRepository } from "../repository/server.js";
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 
 /**
  * The embedded default: with no PRESERVATION_URL, the repository service runs in this process on a free
@@ -22,8 +22,9 @@ export async function startEmbedded(config: Config, log: Logger): Promise<Embedd
   const demoPassword = DEFAULT_DEMO_PASSWORDS[username as keyof DemoPasswords];
   const password = config.password ?? demoPassword;
   if (!password) {
-    throw new Error(
-      `PRESERVATION_USERNAME "${username}" is not a demo user of the embedded service; set PRESERVATION_PASSWORD or use one of ${Object.keys(DEFAULT_DEMO_PASSWORDS).join(", ")}`,
+    // A configuration mistake like any other: exit code 2, one line naming the setting as it was given.
+    throw new ConfigError(
+      `${config.names.PRESERVATION_USERNAME ?? "PRESERVATION_USERNAME"} "${username.slice(0, 100)}" is not a demo user of the embedded service; set PRESERVATION_PASSWORD or use one of ${Object.keys(DEFAULT_DEMO_PASSWORDS).join(", ")}`,
     );
   }
   const repository = await startRepository({

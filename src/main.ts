@@ -1,7 +1,8 @@
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { AuthInfo } from "@modelcontextprotocol/server";
 import { isServiceError } from "./api/errors.js";
-import { type Config, ConfigError, loadConfig } from "./config.js";
+import { type Config, ConfigError, loadConfig, passwordInClearWarning } from "./config.js";
 import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
 import { createLogger } from "./log.js";
@@ -29,11 +30,14 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   // Toolset names are known only to the tool registry; an unknown one is still a configuration error,
   // reported (exit code 2) before anything starts, not after the embedded service is up and listening.
   try {
-    resolveToolsets(config.toolsets);
+    resolveToolsets(config.toolsets, config.names.PRESERVATION_TOOLSETS);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  checkIngestRoots(config);
   const log = createLogger({ level: config.logLevel });
+  const inClear = passwordInClearWarning(config);
+  if (inClear) log.warn(inClear);
   // The embedded service is loaded only when it is used: against a remote service its code stays out of memory.
   const embedded = config.url ? undefined : await (await import("./embedded.js")).startEmbedded(config, log);
   const session = new Session({
@@ -63,8 +67,9 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
       // Serve anyway: a client shows a server that exits only as "connection closed". Every tool call (and
       // `whoami`) answers with this reason instead and tries to sign in again, so fixing the network needs
       // no restart. Role-gated tools stay hidden until a sign-in succeeds.
+      // One line, no stack: the message says what is wrong and what to do (details at debug level).
       log.warn(
-        { err: err.toJSON() },
+        err instanceof SignInFailed ? { problem: err.problem } : {},
         err instanceof SignInFailed ? err.message : `sign-in failed: ${err.message}`,
       );
     } else {
@@ -220,3 +225,25 @@ function watchForOrphaning(stop: () => void): void {
  * start-up (a slow first seed) would otherwise leave the adoptive parent recorded, never to change.
  */
 const PARENT_AT_START = process.ppid;
+
+/**
+ * Ingest folders that do not exist (a typo, an unmounted drive) are a configuration error at start, not a
+ * surprise at the first ingest, when the person who set them is no longer looking.
+ */
+function checkIngestRoots(config: Config): void {
+  for (const root of config.ingestRoots) {
+    let problem: string | undefined;
+    try {
+      if (!statSync(root).isDirectory()) problem = "is not a folder";
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problem = code === "ENOENT" ? "does not exist" : `cannot be read (${code ?? "error"})`;
+    }
+    if (problem) {
+      const shown = root.length > 200 ? `${root.slice(0, 200)}…` : root;
+      throw new ConfigError(
+        `${config.names.PRESERVATION_INGEST_ROOTS ?? "PRESERVATION_INGEST_ROOTS"} names "${shown}", which ${problem}; give folders that exist on this machine`,
+      );
+    }
+  }
+}

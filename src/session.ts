@@ -409,10 +409,7 @@ export class Session {
           return;
         } catch (err) {
           this.stats.failedRefreshes++;
-          this.#log.warn(
-            { error: err instanceof ServiceError ? err.toJSON() : String(err) },
-            "token refresh failed; logging in again",
-          );
+          this.#log.warn({ error: brief(err) }, "token refresh failed; logging in again");
         }
       } else if (lifetimeLeft <= margin) {
         this.#log.info("session lifetime reached; logging in again");
@@ -439,7 +436,7 @@ export class Session {
         const delay = delays[retry];
         if (delay !== undefined && signInMayRetry(err) && !signal?.aborted && !this.#closed) {
           this.#log.warn(
-            { error: err.toJSON(), attempt: retry + 1, delayMs: delay },
+            { error: brief(err), attempt: retry + 1, delayMs: delay },
             "sign-in failed to reach the service; trying again",
           );
           if (await pause(delay, signal)) continue;
@@ -470,7 +467,9 @@ export class Session {
     });
     this.#lastFailure = failure;
     if (failure.problem === "credentials-refused") this.#refused = { error: failure, at: this.#clock() };
-    this.#log.warn({ problem: failure.problem, error: err.toJSON() }, "sign-in failed");
+    // Debug only: whoever asked for the sign-in reports the failure once, in the person's words (start-up's
+    // one warning line, or the tool call's answer); at warn this line repeated it.
+    this.#log.debug({ problem: failure.problem, error: brief(err) }, "sign-in failed");
     return failure;
   }
 
@@ -546,7 +545,7 @@ export class Session {
         if (this.#pending || this.#current !== cur || this.#closed) return;
         this.#run(() => this.#renew()).catch((err) => {
           this.#log.warn(
-            { error: err instanceof ServiceError ? err.toJSON() : String(err) },
+            { error: brief(err) },
             "background token refresh failed; the next request will log in",
           );
         });
@@ -598,4 +597,14 @@ function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
     const timer = setTimeout(() => done(true), ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * A service error as a log line wants it: what was asked and what came back, without the stack. These failures
+ * are expected (a wrong password, a service down); a stack per retry buried the one line that says what to do.
+ */
+function brief(err: unknown): Record<string, unknown> | string {
+  if (!(err instanceof ServiceError)) return String(err);
+  const { status, operation, detail, serviceMessage } = err;
+  return { status, operation, ...(detail ? { detail } : {}), ...(serviceMessage ? { serviceMessage } : {}) };
 }

@@ -18,6 +18,7 @@ import yauzl from "yauzl";
 import { libsqlPlatformPackages, platformPackageProblem } from "../scripts/libsql-binaries.mjs";
 import { manifestDrift } from "../scripts/manifest.mjs";
 import { type BinaryTarget, binaryTarget, fileBinaryTarget } from "../scripts/native-binary.mjs";
+import { ALL_PROMPTS } from "../src/prompts/index.js";
 import { ALL_TOOLS } from "../src/tools/index.js";
 
 /**
@@ -50,10 +51,16 @@ describe("manifest.json", () => {
     expect(out).toMatch(/validation passes/);
   });
 
-  it("lists every tool of the registry with its description, and package.json's version", () => {
-    // On failure: `npm run manifest` regenerates the list from src/tools/index.ts.
-    expect(manifestDrift(manifest, pkg, ALL_TOOLS)).toEqual([]);
+  it("lists every tool of the registry and every prompt with their descriptions, and package.json's version", () => {
+    // On failure: `npm run manifest` regenerates the lists from src/tools/index.ts and src/prompts/index.ts.
+    expect(manifestDrift(manifest, pkg, ALL_TOOLS, ALL_PROMPTS)).toEqual([]);
     expect(manifest.tools.map((t: { name: string }) => t.name)).toEqual(ALL_TOOLS.map((t) => t.name));
+    expect(manifest.prompts.map((p: { name: string }) => p.name)).toEqual(ALL_PROMPTS.map((p) => p.name));
+    // Each argument named in a prompt's text is one it declares (MCPB fills in ${arguments.NAME}).
+    for (const p of manifest.prompts as { arguments?: string[]; text: string }[]) {
+      for (const [, name] of p.text.matchAll(/\$\{arguments\.([^}]+)\}/g))
+        expect(p.arguments).toContain(name);
+    }
   });
 
   it("configures every setting the issue names, the password as a secret, with defaults for all", () => {

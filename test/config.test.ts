@@ -6,6 +6,7 @@ import {
   loadConfig,
   MUST_BE,
   parseBoolean,
+  passwordInClearWarning,
   TRUE_WORDS,
 } from "../src/config.js";
 
@@ -164,5 +165,27 @@ describe("ingest folders after --", () => {
     expect(config.ingestRoots).toEqual(["/srv/env", "/srv/a", "/srv/b c"]);
     expect(config.readOnly).toBe(true);
     expect(loadConfig(["--"], {}).ingestRoots).toEqual([]);
+  });
+});
+
+describe("a password sent in the clear", () => {
+  const creds = { PRESERVATION_USERNAME: "u", PRESERVATION_PASSWORD: "p" };
+  it.each([
+    ["http://repo.example.org", "PRESERVATION_URL", true],
+    ["https://repo.example.org", "PRESERVATION_URL", false],
+    ["http://127.0.0.1:8080", "PRESERVATION_URL", false],
+    ["http://127.0.0.2:8080", "PRESERVATION_URL", false],
+    ["http://localhost:8080", "PRESERVATION_URL", false],
+    ["http://[::1]:8080", "PRESERVATION_URL", false],
+  ])("%s: warned %s", (url, _name, warned) => {
+    const warning = passwordInClearWarning(loadConfig([], { ...creds, PRESERVATION_URL: url }));
+    expect(warning !== undefined).toBe(warned);
+    if (warning)
+      expect(warning).toMatch(/^PRESERVATION_URL is plain http:\/\/ to repo\.example\.org.*unencrypted/);
+  });
+
+  it("names the flag when the URL came from --url", () => {
+    const warning = passwordInClearWarning(loadConfig(["--url", "http://repo.example.org"], creds));
+    expect(warning).toMatch(/^--url is plain http:\/\//);
   });
 });

@@ -8,7 +8,8 @@ import { type AnyTool, DEFAULT_TOOLSETS, type Feature, TOOLSETS, type Toolset } 
  * Tools filtered out are not registered at all, so a model never sees a tool it cannot use.
  */
 
-export function resolveToolsets(requested: string[]): Set<Toolset> {
+/** `setting`: what the person called the setting (`--toolsets` or PRESERVATION_TOOLSETS), for the error. */
+export function resolveToolsets(requested: string[], setting = "PRESERVATION_TOOLSETS"): Set<Toolset> {
   const out = new Set<Toolset>();
   for (const name of requested) {
     if (name === "default") for (const t of DEFAULT_TOOLSETS) out.add(t);
@@ -16,7 +17,7 @@ export function resolveToolsets(requested: string[]): Set<Toolset> {
     else if (name in TOOLSETS) out.add(name as Toolset);
     else {
       throw new Error(
-        `PRESERVATION_TOOLSETS names an unknown toolset "${name}"; use default, all, or any of ${Object.keys(TOOLSETS).join(", ")}`,
+        `${setting} names an unknown toolset "${name.slice(0, 100)}"; use default, all, or any of ${Object.keys(TOOLSETS).join(", ")}`,
       );
     }
   }

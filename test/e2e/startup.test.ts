@@ -41,6 +41,37 @@ describe("a bad configuration value", () => {
     expect(cli.stdout()).toBe("");
   });
 
+  it.each([
+    { args: ["--toolsets", "foo"], env: {}, names: "--toolsets", says: /unknown toolset "foo"/ },
+    {
+      args: [],
+      env: { PRESERVATION_USERNAME: "nobody" },
+      names: "PRESERVATION_USERNAME",
+      says: /not a demo user/,
+    },
+    { args: ["--username", "nobody"], env: {}, names: "--username", says: /not a demo user/ },
+    { args: ["--ingest-roots", "/nonexistent"], env: {}, names: "--ingest-roots", says: /does not exist/ },
+    {
+      args: ["--ingest-roots", `/${"very-long-folder-name/".repeat(30)}`],
+      env: {},
+      names: "--ingest-roots",
+      says: /…", which does not exist/,
+    },
+  ])(
+    "$names ($args): one stderr line naming it as given, exit code 2",
+    async ({ args, env, names, says }) => {
+      const cli = spawnCli(args, childEnv({ PRESERVATION_DATA_DIR: data.dir, ...env }));
+      cli.child.stdin?.end();
+      expect(await cli.exitedWithin(15_000)).toBe(2);
+      const lines = cli.stderr().trim().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`^preservation-mcp: ${names} `));
+      expect(lines[0]).toMatch(says);
+      // A path is echoed at most ~200 characters long.
+      expect(lines[0]?.length).toBeLessThan(420);
+    },
+  );
+
   it("an unknown flag is a usage error too", async () => {
     const cli = spawnCli(["--no-such-flag"], childEnv({ PRESERVATION_DATA_DIR: data.dir }));
     expect(await cli.exitedWithin(10_000)).toBe(2);
@@ -109,6 +140,33 @@ describe("an embedded demo user who must answer an e-mail challenge", () => {
     } finally {
       await cli.stop();
       data.cleanup();
+    }
+  });
+});
+
+describe("a wrong password against a running service", () => {
+  let repo: RunningRepository;
+  beforeAll(async () => {
+    repo = await startTestRepository();
+  });
+  afterAll(() => repo?.close());
+
+  it("serves on, and says so on stderr once, in one line without a stack trace", async () => {
+    const env = childEnv({ ...remoteEnv(repo.url), PRESERVATION_PASSWORD: "not-the-password" });
+    const cli = spawnCli([], env);
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!cli.stderr().includes("MCP over stdio") && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const lines = cli.stderr().trim().split("\n");
+      expect(lines.filter((l) => l.includes("Cannot sign in"))).toHaveLength(1);
+      expect(cli.stderr()).toMatch(/refused the username \\?"curator\\?" and its password/);
+      expect(cli.stderr()).not.toMatch(/"stack"|\n\s+at /);
+      expect(cli.stderr()).not.toContain("not-the-password");
+      expect(cli.stdout()).toBe("");
+    } finally {
+      await cli.stop();
     }
   });
 });
