@@ -7,11 +7,12 @@ import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
 import { createLogger } from "./log.js";
 import { canWrite } from "./oauth/resource-server.js";
-import { sessionReadiness } from "./readiness.js";
+import { sessionReadiness, withSharedState } from "./readiness.js";
 import { commandHere } from "./self-command.js";
 import { serveOverHttp, serveOverStdio } from "./serve.js";
 import { buildServer, readOnlyDeps, type ServerDeps, serviceClientOf, type Watching } from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
+import { openSharedState } from "./state/index.js";
 import { ALL_TOOLS } from "./tools/index.js";
 
 /**
@@ -78,13 +79,16 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
       throw err;
     }
   }
-  const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
+  // Never fails: a store that cannot be reached yet is retried in the background (writes refused meanwhile).
+  const state = await openSharedState(config.stateUrl, log);
+  const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles), state };
   return {
     config,
     deps,
     embedded,
     async close() {
       await session.close();
+      await state.close();
       await embedded?.repository.close();
     },
   };
@@ -124,6 +128,11 @@ function banner(runtime: Runtime): string {
   return [
     `serving ${tools.length} tools (${tools.join(", ")})${runtime.config.readOnly ? " in read-only mode" : ""}`,
     `repository: ${target}, ${who}`,
+    ...(runtime.deps.state?.kind === "redis"
+      ? [
+          `shared state: Valkey/Redis (PRESERVATION_STATE_URL)${runtime.deps.state.reachable ? "" : ", not reachable yet: changes are refused until it is"}`,
+        ]
+      : []),
     `connect an MCP client to the URL above, or run \`${commandHere("tour")}\` to see the tools at work`,
   ].join("\n");
 }
@@ -151,7 +160,10 @@ export async function runMcpServer(argv: string[]): Promise<void> {
       factory,
       {
         ...config.http,
-        readiness: sessionReadiness(deps.session),
+        readiness: deps.state
+          ? withSharedState(sessionReadiness(deps.session), deps.state)
+          : sessionReadiness(deps.session),
+        ...(deps.state ? { state: deps.state } : {}),
         ...(config.http.webhookUrl
           ? {
               // Loaded only when configured: most servers never use it (start-up time).

@@ -1,6 +1,7 @@
 import type { Readiness } from "./serve.js";
 import type { Session } from "./session.js";
 import type { SignInProblem } from "./sign-in-failure.js";
+import type { SharedState } from "./state/types.js";
 
 /**
  * `/readyz`: ready only while the upstream session is active. The reason names the kind of trouble, never
@@ -41,3 +42,19 @@ const NOT_READY: Record<SignInProblem, string> = {
   "credentials-refused": "the repository service refused this server's credentials; fix them and restart",
   "service-failed": "the repository service did not answer the sign-in as expected; trying again",
 };
+
+/**
+ * The shared state store away: the instance stays ready (reads go on, and every instance shares the one
+ * store, so taking them all out of rotation would stop reads too), and says that changes are refused.
+ */
+export function withSharedState(readiness: () => Readiness, state: SharedState): () => Readiness {
+  return () => {
+    const r = readiness();
+    if (!r.ready || state.reachable) return r;
+    return {
+      ready: true,
+      degraded:
+        "the shared state store (PRESERVATION_STATE_URL) cannot be reached: changes are refused, reading goes on",
+    };
+  };
+}

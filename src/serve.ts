@@ -27,9 +27,10 @@ import {
   READ_SCOPE,
   TokenVerifier,
 } from "./oauth/resource-server.js";
-import { RateLimiter } from "./rate-limit.js";
+import { limiterFor } from "./rate-limit.js";
 import { MAX_BODY_BYTES, readBounded, topLevelId } from "./serve-body.js";
 import type { Watching } from "./server.js";
+import type { SharedState } from "./state/types.js";
 
 /** The two transports, both fed by one era-agnostic server factory (2026-07-28 and 2025-11-25 clients). */
 
@@ -47,7 +48,9 @@ export interface HttpServing {
 }
 
 /** Whether the server can serve tool calls now (`/readyz`); the reason is for an operator, and holds no secret. */
-export type Readiness = { ready: true } | { ready: false; reason: string };
+export type Readiness =
+  /** `degraded`: serving, but something is refused (the shared state store away: reads go on, writes do not). */
+  { ready: true; degraded?: string } | { ready: false; reason: string };
 
 export interface HttpOptions {
   host: string;
@@ -55,6 +58,8 @@ export interface HttpOptions {
   token?: string;
   /** Requests per client (token bucket per bearer token, else per remote address); null or absent = none. */
   rate?: HttpRate | null;
+  /** Where budgets are counted when several instances share a store; absent or in-process = per instance. */
+  state?: SharedState;
   /** Asked by `/readyz`; absent = always ready. */
   readiness?: () => Readiness;
   /** How long `close()` waits for requests in flight (default 10 s). */
@@ -133,7 +138,8 @@ export async function serveOverHttp(
     const r: Readiness = draining
       ? { ready: false, reason: "shutting down" }
       : (opts.readiness?.() ?? { ready: true });
-    return r.ready ? c.json({ status: "ready" }) : c.json({ status: "not ready", reason: r.reason }, 503);
+    if (!r.ready) return c.json({ status: "not ready", reason: r.reason }, 503);
+    return c.json({ status: "ready", ...(r.degraded ? { degraded: r.degraded } : {}) });
   });
   app.use("/mcp", async (c, next) => {
     if (!draining) return next();
@@ -162,7 +168,7 @@ export async function serveOverHttp(
       oauthAuth(verifier, opts.token, () => resource, log),
     );
   } else if (opts.token) app.use("/mcp", bearerAuth(opts.token));
-  if (opts.rate) app.use("/mcp", rateLimit(opts.rate));
+  if (opts.rate) app.use("/mcp", rateLimit(opts.rate, opts.state));
   app.all("/mcp", async (c) => {
     const authInfo = c.get("authInfo");
     const parsedBody = c.get("parsedBody");
@@ -434,11 +440,11 @@ function jsonBody(limit: number) {
 }
 
 /** A token bucket per client (callerOf: the OAuth subject, else the bearer token, else the address). */
-function rateLimit(rate: HttpRate) {
-  const limiter = new RateLimiter(rate);
+function rateLimit(rate: HttpRate, state: SharedState | undefined) {
+  const limiter = limiterFor(rate, state);
   const budget = `${rate.requests} requests a ${describePeriod(rate.perMs)}`;
   return async (c: Context<Env>, next: Next) => {
-    const verdict = limiter.take(callerOf(c));
+    const verdict = await limiter.take(callerOf(c));
     if (verdict.ok) return next();
     return jsonRpcError(
       c,

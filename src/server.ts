@@ -15,6 +15,8 @@ import { registerResources } from "./resources/index.js";
 import { ChallengeRequired, type Session } from "./session.js";
 import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
 import { SignInFailed } from "./sign-in-failure.js";
+import { MemoryState } from "./state/memory.js";
+import { type SharedState, StateUnavailableError } from "./state/types.js";
 import { startDeadline } from "./tool-deadline.js";
 import { ToolDeadlineExceeded, toUserMessage } from "./tool-errors.js";
 import { listedInput, listedOutput } from "./tool-schemas.js";
@@ -50,6 +52,11 @@ export interface ServerDeps {
   confirm?: ConfirmationGuard;
   /** The audit log (made on first use from config.auditLog). */
   audit?: AuditLog;
+  /**
+   * What every instance of a team server shares (spent tokens, target leases, the audit trail): from
+   * PRESERVATION_STATE_URL, else in-process (made on first use).
+   */
+  state?: SharedState;
   /** Live server instances, so a change of roles can update their tool lists (list_changed). */
   live?: Set<WeakRef<LiveServer>>;
 }
@@ -147,11 +154,22 @@ export function readOnlyDeps(deps: ServerDeps): ServerDeps {
   return { ...deps, audience, live: new Set() };
 }
 
-/** The process's confirmation guard and audit log, made on first use and shared by every server instance. */
-function guardsOf(deps: ServerDeps): { confirm: ConfirmationGuard; audit: AuditLog } {
-  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey);
-  deps.audit ??= new AuditLog(deps.config.auditLog);
-  return { confirm: deps.confirm, audit: deps.audit };
+/**
+ * The process's shared state, confirmation guard and audit log, made on first use and shared by every server
+ * instance. A target's lease outlives the longest tool call (the deadline), plus a margin.
+ */
+function guardsOf(deps: ServerDeps): { confirm: ConfirmationGuard; audit: AuditLog; state: SharedState } {
+  deps.state ??= new MemoryState();
+  const state = deps.state;
+  const leaseMs = deps.config.toolTimeoutSecs * 1000 + 15_000;
+  deps.confirm ??= new ConfirmationGuard(deps.config.confirmKey, undefined, undefined, state, leaseMs);
+  deps.audit ??= new AuditLog(deps.config.auditLog, state, (err) =>
+    deps.log.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      "an audit entry could not be written to the shared state",
+    ),
+  );
+  return { confirm: deps.confirm, audit: deps.audit, state };
 }
 
 /**
@@ -234,7 +252,12 @@ function registerTool(
   // The shared deps object itself, never a copy: a copy made before `live` was set would miss the instances
   // a later change of roles must re-sync.
   deps: ServerDeps,
-  { api, confirm, audit: auditLog }: { api: ServiceClient; confirm: ConfirmationGuard; audit: AuditLog },
+  {
+    api,
+    confirm,
+    audit: auditLog,
+    state,
+  }: { api: ServiceClient; confirm: ConfirmationGuard; audit: AuditLog; state: SharedState },
 ): RegisteredTool {
   const schemas = registeredSchemas(tool);
   const writes = changesRepository(tool);
@@ -265,6 +288,7 @@ function registerTool(
         session: deps.session,
         config: deps.config,
         log: deps.log,
+        audit: auditLog,
         signal: deadline.signal,
         signedIn: () => refreshAudience(deps),
         async progress(progress, total, message) {
@@ -296,6 +320,8 @@ function registerTool(
         });
       let args = rawArgs;
       let plan: ConfirmPlan | undefined;
+      /** A confirmed call's lease on its targets: held through the write, released whatever happens. */
+      let release: (() => Promise<void>) | undefined;
       try {
         if (tool.confirm) {
           const decision: Decision = await deadline.run(
@@ -317,8 +343,11 @@ function registerTool(
             case "run":
               args = decision.args;
               plan = decision.plan;
+              release = decision.release;
           }
         }
+        // Fail closed: a write goes ahead only while the shared state answers (a confirmed one holds its lease).
+        if (writes && !release) await state.ping();
         const answer = await deadline.run(tool.handler(args, toolCtx));
         // Signed in late (start-up could not): from now on, server instances show role-gated tools.
         if (deps.audience.roles === undefined && deps.session.state.kind === "active") {
@@ -337,7 +366,7 @@ function registerTool(
             ...(facts?.job ? { job: facts.job } : {}),
             ...(facts?.previous ? { previous: facts.previous } : {}),
           });
-          if (auditLog.path && facts?.previous) {
+          if (deps.audience.features.has("audit-log") && facts?.previous) {
             text += `\nAudit entry ${entry.id}: \`undo_metadata_change\` with this id puts back what was there before.`;
           }
           await clientLog(ctx, "notice", {
@@ -363,8 +392,9 @@ function registerTool(
             )
           : thrown;
         if (err instanceof ChallengeRequired && clientCanElicit(server)) return askForSignInCode(err);
-        const message = toUserMessage(err, tool.name);
+        const message = err instanceof StateUnavailableError ? err.message : toUserMessage(err, tool.name);
         const expected =
+          err instanceof StateUnavailableError ||
           isServiceError(err) ||
           err instanceof UserInputError ||
           err instanceof LocalPathError ||
@@ -386,6 +416,7 @@ function registerTool(
         await clientLog(ctx, expected ? "warning" : "error", { tool: tool.name, message });
         if (writes) {
           const refused =
+            err instanceof StateUnavailableError ||
             err instanceof UserInputError ||
             err instanceof LocalPathError ||
             (isServiceError(err) && [400, 403, 404, 409, 422].includes(err.status));
@@ -395,6 +426,7 @@ function registerTool(
         }
         return { isError: true, content: [{ type: "text" as const, text: message }] };
       } finally {
+        await release?.();
         deadline.dispose();
       }
     },

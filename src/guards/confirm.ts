@@ -7,6 +7,8 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { MemoryState } from "../state/memory.js";
+import type { Lease, SharedState } from "../state/types.js";
 import type { AnyTool, ConfirmPlan } from "../tools/define.js";
 import { digestArgs } from "./audit.js";
 
@@ -18,11 +20,21 @@ import { digestArgs } from "./audit.js";
  * through the person's answer) is sealed with AES-256-GCM under a key from PRESERVATION_CONFIRM_KEY (or a
  * random per-process key), so it cannot be forged or read, and any server with the same key accepts it. It
  * is bound to the tool, a digest of the exact arguments, the user, and each target's fingerprint; it expires
- * after a few minutes and is accepted once. The confirmed call plans again and refuses, changing nothing,
- * when any target changed since the preview.
+ * after a few minutes and is accepted once, on every instance: spent tokens are kept in the shared state
+ * (state/, Valkey/Redis for a team server) until they expire. The confirmed call takes a short lease on each
+ * target there, plans again and refuses, changing nothing, when any target changed since the preview; the
+ * lease is held until the write is done (the caller releases it), so re-check and write are one step across
+ * every instance: of N confirmations of one target, one is carried out and the others are refused.
  */
 
 export const CONFIRM_TTL_MS = 5 * 60_000;
+/**
+ * How long a spent token is remembered past its expiry: instances' clocks may differ a little, and a token
+ * one instance still takes for valid must stay spent there.
+ */
+const SPENT_MARGIN_MS = 60_000;
+/** The lease on a confirmed call's targets lapses by itself after this, should the instance die mid-write. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 /**
  * What the token carries of a digest: 128 bits, base64url. Plenty to notice a change (nobody chooses the
@@ -55,8 +67,17 @@ interface Sealed {
 }
 
 export type Decision =
-  /** Run the handler with these arguments (the confirmation stripped); `plan` when one was confirmed. */
-  | { kind: "run"; args: Record<string, unknown>; plan?: ConfirmPlan; confirmedBy?: "token" | "person" }
+  /**
+   * Run the handler with these arguments (the confirmation stripped); `plan` when one was confirmed. Then
+   * `release` (always, even when the handler fails): it frees the targets' lease for the next confirmation.
+   */
+  | {
+      kind: "run";
+      args: Record<string, unknown>;
+      plan?: ConfirmPlan;
+      confirmedBy?: "token" | "person";
+      release?: () => Promise<void>;
+    }
   /** Answer with the plan and a token; nothing changed. */
   | { kind: "preview"; plan: ConfirmPlan; token: string; expiresAt: string }
   /** Ask the person (input-required result); nothing changed. */
@@ -74,12 +95,15 @@ export interface ConfirmCall<C> {
 
 export class ConfirmationGuard {
   readonly #key: Buffer;
-  readonly #used = new Map<string, number>();
 
   constructor(
     keyText: string | undefined,
     readonly ttlMs: number = CONFIRM_TTL_MS,
     private readonly now: () => number = Date.now,
+    /** Spent tokens and target leases: in-process, or shared by every instance of a team server. */
+    readonly state: SharedState = new MemoryState(now),
+    /** At least as long as a tool call may take (the lease must outlive the write it guards). */
+    readonly leaseMs: number = DEFAULT_LEASE_MS,
   ) {
     this.#key = keyText
       ? Buffer.from(hkdfSync("sha256", keyText, "preservation-mcp", "confirmation tokens v1", 32))
@@ -129,13 +153,13 @@ export class ConfirmationGuard {
           message: "The person did not confirm; nothing was changed.",
         };
       }
-      return this.recheck(tool, args, checked, await plan(), "person");
+      return this.underLease(tool, args, checked, plan, "person");
     }
 
     if (confirmation !== undefined) {
       const checked = this.check(tool, args, call.user, String(confirmation));
       if (typeof checked === "string") return { kind: "refused", message: checked, outcome: "refused" };
-      return this.recheck(tool, args, checked, await plan(), "token");
+      return this.underLease(tool, args, checked, plan, "token");
     }
 
     const p = await plan();
@@ -188,17 +212,64 @@ export class ConfirmationGuard {
     if (sealed.a !== short(digestArgs(args))) {
       return `The confirmation token was issued for different arguments; nothing was changed. Repeat exactly the previewed arguments, or ${again[0]?.toLowerCase()}${again.slice(1)}`;
     }
-    this.prune();
     if (this.now() > sealed.e) {
       return `The confirmation token expired (they last ${Math.round(this.ttlMs / 60_000) || 1} minutes); nothing was changed. ${again}`;
-    }
-    if (this.#used.has(sealed.n)) {
-      return `The confirmation token was already used; nothing was changed. ${again}`;
     }
     return sealed;
   }
 
-  /** The targets must be exactly as they were previewed; only then is the token spent. */
+  /**
+   * Leases every target (in one order, all or none), then re-checks them and spends the token. The run
+   * decision carries the release; every refusal has released already. A store that cannot be reached
+   * throws StateUnavailableError: nothing was leased, spent or changed.
+   */
+  private async underLease(
+    tool: AnyTool,
+    args: Record<string, unknown>,
+    sealed: Sealed,
+    plan: () => Promise<ConfirmPlan | undefined>,
+    by: "token" | "person",
+  ): Promise<Decision> {
+    const refs = [...new Set(sealed.g.map(([ref]) => ref))].sort();
+    const held: Lease[] = [];
+    const release = async () => {
+      await Promise.all(held.splice(0).map((l) => l.release().catch(() => {})));
+    };
+    try {
+      for (const ref of refs) {
+        const lease = await this.state.lease(`target:${ref}`, this.leaseMs);
+        if (!lease) {
+          await release();
+          return {
+            kind: "refused",
+            outcome: "refused",
+            message: `${ref} is being changed by another confirmation right now; nothing was changed. Call \`${tool.name}\` without \`confirmation\` in a moment to see what it would do then.`,
+          };
+        }
+        held.push(lease);
+      }
+      const decision = this.recheck(tool, args, sealed, await plan(), by);
+      if (decision.kind !== "run") {
+        await release();
+        return decision;
+      }
+      const ttl = sealed.e - this.now() + SPENT_MARGIN_MS;
+      if (!(await this.state.spendOnce(`confirm:${sealed.n}`, ttl))) {
+        await release();
+        return {
+          kind: "refused",
+          outcome: "refused",
+          message: `The confirmation token was already used; nothing was changed. Call \`${tool.name}\` without \`confirmation\` for a fresh preview.`,
+        };
+      }
+      return { ...decision, release };
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+
+  /** The targets must be exactly as they were previewed; only then is the token spent (by the caller). */
   private recheck(
     tool: AnyTool,
     args: Record<string, unknown>,
@@ -221,13 +292,7 @@ export class ConfirmationGuard {
         message: `${what} changed since the preview; nothing was changed. Call \`${tool.name}\` without \`confirmation\` to see what it would do now.`,
       };
     }
-    this.#used.set(sealed.n, sealed.e);
     return { kind: "run", args, plan: now, confirmedBy: by };
-  }
-
-  private prune(): void {
-    const t = this.now();
-    for (const [n, exp] of this.#used) if (exp < t) this.#used.delete(n);
   }
 }
 

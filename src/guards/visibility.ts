@@ -37,7 +37,8 @@ export function audienceFrom(config: Config, roles: readonly string[] | undefine
   const features = new Set<Feature>();
   if (config.downloadDir) features.add("local-downloads");
   if (config.ingestRoots.length > 0) features.add("local-ingest");
-  if (config.auditLog) features.add("audit-log");
+  // A trail that outlives the process: the file, or the shared state of a team server.
+  if (config.auditLog || config.stateUrl) features.add("audit-log");
   return { readOnly: config.readOnly, toolsets: resolveToolsets(config.toolsets), roles, features };
 }
 

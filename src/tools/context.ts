@@ -3,6 +3,7 @@ import type { ContentApi } from "../api/content.js";
 import type { EntityApi } from "../api/entity.js";
 import type { ServiceClient } from "../api/index.js";
 import type { Config } from "../config.js";
+import type { AuditLog } from "../guards/audit.js";
 import type { Session } from "../session.js";
 
 /** What every tool handler gets: the typed service APIs, the session, and the request's signal/progress. */
@@ -14,6 +15,8 @@ export interface ToolContext {
   session: Session;
   config: Config;
   log: Logger;
+  /** The audit trail: every write recorded, shared by every instance of a team server. */
+  audit: AuditLog;
   /** Aborted when the client cancels the call: pass it to every request. */
   signal: AbortSignal;
   /** Call after a sign-in challenge completes: the roles are known from then on. */

@@ -2,6 +2,7 @@ import type { ServerContext } from "@modelcontextprotocol/server";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfirmationGuard, type Decision } from "../../src/guards/confirm.js";
+import { MemoryState } from "../../src/state/memory.js";
 import { type AnyTool, defineTool } from "../../src/tools/define.js";
 
 /**
@@ -66,9 +67,58 @@ describe("confirmation guard", () => {
     expect(p.token).toMatch(/^pc1\./);
     const d = await guard.decide(tool, { ref: "a", deep: true, confirmation: p.token }, call());
     expect(d).toMatchObject({ kind: "run", args: { ref: "a", deep: true }, confirmedBy: "token" });
+    // Until the write is done (released), the target is leased: another confirmation must wait its turn.
+    expect(
+      refusal(await guard.decide(tool, { ref: "a", deep: true, confirmation: p.token }, call())),
+    ).toMatch(/a is being changed by another confirmation right now; nothing was changed/);
+    await (d.kind === "run" ? d.release?.() : undefined);
     expect(
       refusal(await guard.decide(tool, { ref: "a", deep: true, confirmation: p.token }, call())),
     ).toMatch(/already used; nothing was changed/);
+  });
+
+  it("of many confirmations of one target at once, one runs; the others are refused, and the lease is freed", async () => {
+    const state = new MemoryState();
+    const guards = [0, 1, 2].map(() => new ConfirmationGuard("k".repeat(40), undefined, undefined, state));
+    const previews = await Promise.all(guards.map((g) => preview(g, { ref: "a", deep: true })));
+    const decisions = await Promise.all(
+      previews.map((p, i) =>
+        (guards[i] as ConfirmationGuard).decide(
+          tool,
+          { ref: "a", deep: true, confirmation: p.token },
+          call(),
+        ),
+      ),
+    );
+    const runs = decisions.filter((d) => d.kind === "run");
+    expect(runs).toHaveLength(1);
+    for (const d of decisions.filter((d) => d.kind !== "run")) {
+      expect(refusal(d)).toMatch(/being changed by another confirmation.*nothing was changed/);
+    }
+    await (runs[0]?.kind === "run" ? runs[0].release?.() : undefined);
+    expect(await state.lease("target:a", 1000)).toBeDefined();
+  });
+
+  it("a token spent through one instance is refused by another sharing the state", async () => {
+    const state = new MemoryState();
+    const [one, two] = [0, 1].map(() => new ConfirmationGuard("k".repeat(40), undefined, undefined, state));
+    const p = await preview(one as ConfirmationGuard, { ref: "a", deep: true });
+    const d = await (two as ConfirmationGuard).decide(
+      tool,
+      { ref: "a", deep: true, confirmation: p.token },
+      call(),
+    );
+    expect(d.kind).toBe("run");
+    await (d.kind === "run" ? d.release?.() : undefined);
+    expect(
+      refusal(
+        await (one as ConfirmationGuard).decide(
+          tool,
+          { ref: "a", deep: true, confirmation: p.token },
+          call(),
+        ),
+      ),
+    ).toMatch(/already used/);
   });
 
   it("refuses a token for other arguments, another tool or another user", async () => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Entity, EntityType } from "../../api/entity.js";
 import { isNotFound } from "../../api/errors.js";
 import { diffLine, type FieldChange } from "../../api/metadata-build.js";
-import { type AuditEntry, findAuditEntry } from "../../guards/audit.js";
+import type { AuditEntry } from "../../guards/audit.js";
 import type { ToolContext } from "../context.js";
 import { type AuditFacts, type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
@@ -43,12 +43,7 @@ interface Prepared {
 }
 
 async function prepare(id: string, ctx: ToolContext): Promise<Prepared> {
-  const log = ctx.config.auditLog;
-  if (!log)
-    throw new UserInputError(
-      "No audit log is configured (PRESERVATION_AUDIT_LOG), so there is nothing to undo from. Nothing was changed.",
-    );
-  const entry = await findAuditEntry(log, id);
+  const entry = await ctx.audit.find(id);
   if (!entry) throw new UserInputError(`The audit log has no entry ${id}. Nothing was changed.`);
   const previous = entry.previous;
   if (!previous || entry.outcome !== "done" || (!previous.fragment && previous.title === undefined))
@@ -111,7 +106,7 @@ export default defineTool({
   description:
     "Put back a metadata fragment, title or description as it was before a change recorded in the audit log (the id an answer gave as `Audit entry …`). Asks the person first.",
   toolset: "metadata",
-  // Only where there is a log to undo from (PRESERVATION_AUDIT_LOG).
+  // Only where there is a log to undo from (PRESERVATION_AUDIT_LOG, or the shared trail of PRESERVATION_STATE_URL).
   requires: "audit-log",
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
