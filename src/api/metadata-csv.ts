@@ -43,6 +43,51 @@ export interface MetadataGroup extends MetadataGroupSummary {
   fields: MetadataGroupField[];
 }
 
+/** A group as create and update send it: fields as objects, kept as given apart from the wire's strings. */
+export interface GroupInput {
+  name: string;
+  description: string;
+  fields: Record<string, unknown>[];
+}
+
+/** Numbers and booleans as strings ("0", "True"), as real clients send a group and the service expects. */
+function groupWire(g: GroupInput): Record<string, unknown> {
+  const str = (v: unknown) =>
+    typeof v === "boolean" ? (v ? "True" : "False") : typeof v === "number" ? String(v) : v;
+  const fields = g.fields.map((f) => Object.fromEntries(Object.entries(f).map(([k, v]) => [k, str(v)])));
+  return { name: g.name, description: g.description, fields };
+}
+
+/** A group's JSON → the group (numbers read leniently: the real service may send strings). */
+export function readGroup(o: Record<string, unknown>, id: string): MetadataGroup {
+  const num = (v: unknown, d: number) =>
+    v === undefined || v === "" || Number.isNaN(Number(v)) ? d : Number(v);
+  const fields = (Array.isArray(o.fields) ? o.fields : []).map((raw) => {
+    const f = (raw ?? {}) as Record<string, unknown>;
+    const type = String(f.type ?? "STRING").toUpperCase();
+    const maxLength = f.maxLength === undefined ? undefined : num(f.maxLength, -1);
+    return {
+      id: String(f.id ?? ""),
+      name: String(f.name ?? f.id ?? ""),
+      type: (["STRING", "LONGSTRING", "DATE", "NUMBER"].includes(type)
+        ? type
+        : "STRING") as MetadataGroupField["type"],
+      minOccurs: num(f.minOccurs, 0),
+      maxOccurs: num(f.maxOccurs, 1),
+      ...(Array.isArray(f.values) && f.values.length ? { values: f.values.map(String) } : {}),
+      defaultValue: String(f.defaultValue ?? ""),
+      ...(maxLength !== undefined && maxLength > 0 ? { maxLength } : {}),
+    };
+  });
+  return {
+    id: String(o.id ?? id),
+    name: String(o.name ?? ""),
+    description: String(o.description ?? ""),
+    schemaUri: String(o.schemaUri ?? ""),
+    fields,
+  };
+}
+
 /** What is wrong with the CSV as a whole (the service would refuse it with a 400); nothing was sent. */
 export class CsvFileError extends Error {
   override readonly name = "CsvFileError";
@@ -209,10 +254,10 @@ function readEdit(records: CsvRecord[], groups: readonly MetadataGroup[], allGro
     throw new CsvFileError(
       `The CSV has ${unknown.length === 1 ? "a column that is" : `${unknown.length} columns that are`} not a field of any metadata group: ${listed}${unknown.length > 10 ? " …" : ""}. ${
         allGroups === 0
-          ? "The repository has no metadata groups (a manager creates them)."
+          ? "The repository has no metadata groups (a manager creates them with `manage_metadata_group`)."
           : knownCols.length
             ? `Known columns of the groups named: ${knownCols.join(", ")}.`
-            : `Columns look like "<group schema URI>;/ns:<group>/ns:<field id>"; the repository has ${allGroups} group(s).`
+            : `Columns look like "<group schema URI>;/ns:<group>/ns:<field id>"; the repository has ${allGroups} group(s): \`list_metadata_groups\` gives their columns.`
       }`,
     );
   }
@@ -365,39 +410,55 @@ export class MetadataCsvApi {
 
   /** One group with its fields (numbers and booleans read leniently: the real service may send strings). */
   async group(id: string, signal?: AbortSignal): Promise<MetadataGroup> {
+    return readGroup(await this.groupJson(id, signal), id);
+  }
+
+  /** One group as the service sends it, every property of every field kept (what an update sends back). */
+  async groupJson(id: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
     const res = await this.http.request<Record<string, unknown>>({
       path: `/api/metadata/groups/${encodeURIComponent(id)}`,
       accept: "application/json",
       operation: "metadata.group",
       signal,
     });
-    const o = res.data ?? {};
-    const num = (v: unknown, d: number) =>
-      v === undefined || v === "" || Number.isNaN(Number(v)) ? d : Number(v);
-    const fields = (Array.isArray(o.fields) ? o.fields : []).map((raw) => {
-      const f = (raw ?? {}) as Record<string, unknown>;
-      const type = String(f.type ?? "STRING").toUpperCase();
-      const maxLength = f.maxLength === undefined ? undefined : num(f.maxLength, -1);
-      return {
-        id: String(f.id ?? ""),
-        name: String(f.name ?? f.id ?? ""),
-        type: (["STRING", "LONGSTRING", "DATE", "NUMBER"].includes(type)
-          ? type
-          : "STRING") as MetadataGroupField["type"],
-        minOccurs: num(f.minOccurs, 0),
-        maxOccurs: num(f.maxOccurs, 1),
-        ...(Array.isArray(f.values) && f.values.length ? { values: f.values.map(String) } : {}),
-        defaultValue: String(f.defaultValue ?? ""),
-        ...(maxLength !== undefined && maxLength > 0 ? { maxLength } : {}),
-      };
+    return res.data && typeof res.data === "object" ? res.data : {};
+  }
+
+  /** Creates a group (managers); the service makes its schema URI from the name. */
+  async createGroup(g: GroupInput, signal?: AbortSignal): Promise<MetadataGroup> {
+    return this.sendGroup("POST", "/api/metadata/groups/", g, "metadata.createGroup", signal);
+  }
+
+  /** Replaces a group's name, description and fields; its schema URI stays. */
+  async updateGroup(id: string, g: GroupInput, signal?: AbortSignal): Promise<MetadataGroup> {
+    const path = `/api/metadata/groups/${encodeURIComponent(id)}`;
+    return this.sendGroup("PUT", path, g, "metadata.updateGroup", signal);
+  }
+
+  /** Deletes a group's definition (documents already written keep their schema URI). */
+  async deleteGroup(id: string, signal?: AbortSignal): Promise<void> {
+    const path = `/api/metadata/groups/${encodeURIComponent(id)}`;
+    await this.http.request({ method: "DELETE", path, operation: "metadata.deleteGroup", signal });
+  }
+
+  private async sendGroup(
+    method: "POST" | "PUT",
+    path: string,
+    g: GroupInput,
+    operation: string,
+    signal?: AbortSignal,
+  ): Promise<MetadataGroup> {
+    const res = await this.http.request<Record<string, unknown>>({
+      method,
+      path,
+      body: JSON.stringify(groupWire(g)),
+      headers: { "content-type": "application/json" },
+      accept: "application/json",
+      operation,
+      idempotent: method === "PUT",
+      signal,
     });
-    return {
-      id: String(o.id ?? id),
-      name: String(o.name ?? ""),
-      description: String(o.description ?? ""),
-      schemaUri: String(o.schemaUri ?? ""),
-      fields,
-    };
+    return readGroup(res.data && typeof res.data === "object" ? res.data : {}, "");
   }
 
   /** Starts the edit as an action; answers its progress token (the job handle). */

@@ -177,6 +177,30 @@ function checkRef(ref: string, what: string): string {
   return encodeURIComponent(ref);
 }
 
+/** What creating or changing a policy sends: everything the policy says (an update replaces it all). */
+export type PolicyInput = Omit<RetentionPolicy, "ref">;
+
+/** The `<RetentionPolicy>` body of a create or update, as pyPreservica sends it (Assignable as True/False). */
+export function policyXml(p: PolicyInput, ref?: string): string {
+  const el = (name: string, v: string | number | undefined) =>
+    v === undefined || v === "" ? "" : `<${name}>${escapeXml(String(v))}</${name}>`;
+  return [
+    `<RetentionPolicy xmlns="${RM_NS}">`,
+    el("Ref", ref),
+    el("Name", p.name),
+    `<Description>${escapeXml(p.description)}</Description>`,
+    el("SecurityTag", p.securityTag),
+    el("StartDateField", p.startDateField),
+    el("Period", p.period),
+    el("PeriodUnit", p.period === undefined ? undefined : p.periodUnit),
+    el("ExpiryAction", p.expiryAction),
+    el("ExpiryActionParameters", p.expiryActionParameters),
+    el("Restriction", p.restriction),
+    `<Assignable>${p.assignable ? "True" : "False"}</Assignable>`,
+    "</RetentionPolicy>",
+  ].join("");
+}
+
 // ---- the client --------------------------------------------------------------------------------------------
 
 export class RetentionApi {
@@ -187,7 +211,7 @@ export class RetentionApi {
   private async xml<T>(
     operation: string,
     opts: {
-      method?: "GET" | "POST";
+      method?: "GET" | "POST" | "PUT";
       path: string;
       query?: Record<string, string | number | undefined>;
       body?: string;
@@ -277,6 +301,33 @@ export class RetentionApi {
     const lower = wanted.toLowerCase();
     const match = all.items.find((p) => p.name.toLowerCase() === lower || p.ref === wanted);
     return match ? { policy: await this.policy(match.ref, signal), known: all.items } : { known: all.items };
+  }
+
+  /** Creates a policy (managers and administrators); the service answers it with its new ref. */
+  async createPolicy(p: PolicyInput, signal?: AbortSignal): Promise<RetentionPolicy> {
+    const path = `${this.base}/retention-policies`;
+    const body = policyXml(p);
+    return this.xml(
+      "retention.createPolicy",
+      { method: "POST", path, body, signal, idempotent: false },
+      readPolicy,
+    );
+  }
+
+  /** Replaces what a policy says (every field: one left out is cleared). */
+  async updatePolicy(ref: string, p: PolicyInput, signal?: AbortSignal): Promise<RetentionPolicy> {
+    const path = `${this.base}/retention-policies/${checkRef(ref, "retention policy reference")}`;
+    return this.xml(
+      "retention.updatePolicy",
+      { method: "PUT", path, body: policyXml(p, ref), signal },
+      readPolicy,
+    );
+  }
+
+  /** Deletes a policy; the service refuses (409) while any assignment uses it. */
+  async deletePolicy(ref: string, signal?: AbortSignal): Promise<void> {
+    const path = `${this.base}/retention-policies/${checkRef(ref, "retention policy reference")}`;
+    await this.http.request({ method: "DELETE", path, operation: "retention.deletePolicy", signal });
   }
 
   /** An asset's retention assignments (oldest first). */

@@ -43,7 +43,8 @@ export const TOOLSETS = {
       "Deletion and content replacement always show a preview and need the person's confirmation; a deletion then waits for a manager's approval in the service.",
   },
   retention: {
-    description: "Retention policies: list them, see an asset's assignments, assign and remove",
+    description:
+      "Retention policies: list them, see an asset's assignments, assign and remove; managers create, change and delete policies",
     defaultOn: false,
   },
   ingest: {
@@ -63,7 +64,8 @@ export const TOOLSETS = {
     defaultOn: true,
   },
   bulk: {
-    description: "Metadata edits from a CSV file: a dry run row by row, then apply as a job",
+    description:
+      "Metadata edits from a CSV file: a dry run row by row, then apply as a job; metadata groups listed, and managed by managers",
     defaultOn: false,
   },
   operations: {

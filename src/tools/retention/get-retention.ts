@@ -85,7 +85,7 @@ export async function resolvePolicy(ctx: ToolContext, nameOrRef: string): Promis
   const names = known.slice(0, 20).map((p) => `"${clip(p.name, 60)}"`);
   throw new UserInputError(
     known.length === 0
-      ? `No retention policy "${clip(nameOrRef, 80)}": the repository has no retention policies (a manager creates them).`
+      ? `No retention policy "${clip(nameOrRef, 80)}": the repository has no retention policies (a manager creates them with \`manage_retention_policy\`).`
       : `No retention policy "${clip(nameOrRef, 80)}". The policies are: ${names.join(", ")}${known.length > 20 ? ` and ${known.length - 20} more` : ""}; see \`list_retention_policies\`.`,
   );
 }

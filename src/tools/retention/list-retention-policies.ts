@@ -9,7 +9,7 @@ import { periodText } from "./get-retention.js";
 /** Policies read in full per call; a repository rarely has more. */
 const MAX_POLICIES = 50;
 
-const policyShape = z.object({
+export const policyShape = z.object({
   ref: z.string(),
   name: z.string(),
   description: z.string().optional(),
@@ -20,7 +20,7 @@ const policyShape = z.object({
   securityTag: z.string(),
 });
 
-function view(p: RetentionPolicy): z.infer<typeof policyShape> {
+export function policyView(p: RetentionPolicy): z.infer<typeof policyShape> {
   return {
     ref: p.ref,
     name: p.name,
@@ -31,6 +31,19 @@ function view(p: RetentionPolicy): z.infer<typeof policyShape> {
     assignable: p.assignable,
     securityTag: p.securityTag,
   };
+}
+
+/** `"Name" ref: keeps 7 years from …; at expiry REVIEW; restricts DELETE. Description` */
+export function policyLine(p: z.infer<typeof policyShape>): string {
+  return [
+    `"${clip(p.name, 100)}"${p.ref ? ` ${p.ref}` : ""}: keeps ${p.period}`,
+    p.expiryAction && `; at expiry ${p.expiryAction}`,
+    p.restriction && `; restricts ${p.restriction}`,
+    p.assignable ? "" : "; not assignable",
+    p.description && `. ${clip(p.description, 200)}`,
+  ]
+    .filter(Boolean)
+    .join("");
 }
 
 export default defineTool({
@@ -49,24 +62,14 @@ export default defineTool({
   async handler(_args, ctx: ToolContext) {
     const page = await ctx.api.retention.allPolicies(MAX_POLICIES, ctx.signal);
     const policies = (await mapLimit(page.items, 4, (p) => ctx.api.retention.policy(p.ref, ctx.signal))).map(
-      view,
+      policyView,
     );
     const omitted = page.total - policies.length;
     const text = lines(
       page.total === 0
-        ? "No retention policies (a manager creates them)."
+        ? "No retention policies (a manager creates them with `manage_retention_policy`)."
         : `${plural(page.total, "retention policy", "retention policies")}:`,
-      ...policies.map((p) =>
-        [
-          `- "${clip(p.name, 100)}" ${p.ref}: keeps ${p.period}`,
-          p.expiryAction && `; at expiry ${p.expiryAction}`,
-          p.restriction && `; restricts ${p.restriction}`,
-          p.assignable ? "" : "; not assignable",
-          p.description && `. ${clip(p.description, 200)}`,
-        ]
-          .filter(Boolean)
-          .join(""),
-      ),
+      ...policies.map((p) => `- ${policyLine(p)}`),
       omitted > 0 && `… and ${omitted} more (not shown)`,
     );
     return {
