@@ -24,6 +24,7 @@ export const ENTRY_TYPE = "application/atom+xml;type=entry";
 export const FEED_TYPE = "application/atom+xml;type=feed";
 export const SERVICE_TYPE = "application/atomsvc+xml";
 export const ACTIONS_TYPE = "application/cmisallowableactions+xml";
+export const QUERY_TYPE = "application/cmisquery+xml";
 
 const NAMESPACES = {
   "xmlns:app": APP_NS,
@@ -65,9 +66,23 @@ export class CmisUrls {
   types(typeId?: string) {
     return typeId ? this.q("types", { typeId }) : `${this.repo}/types`;
   }
+  /** The query collection (POST), or one page of a statement's results (GET). */
+  query(q?: string, skipCount?: number, maxItems?: number, includeAllowableActions?: boolean) {
+    if (q === undefined) return `${this.repo}/query`;
+    return this.q("query", {
+      q,
+      skipCount,
+      maxItems,
+      includeAllowableActions: includeAllowableActions ? "true" : undefined,
+    });
+  }
 }
 
-/** The repository's capabilities, declared as they are: read-only navigation, no query, no ACLs. */
+/**
+ * The repository's capabilities, declared as they are: read-only navigation, no ACLs, and queries that
+ * combine full text (CONTAINS) with property and folder predicates in one statement (`bothcombined`;
+ * what the statements may hold is in cmis/query.ts).
+ */
 const CAPABILITIES: [string, string][] = [
   ["capabilityACL", "none"],
   ["capabilityAllVersionsSearchable", "false"],
@@ -79,7 +94,7 @@ const CAPABILITIES: [string, string][] = [
   ["capabilityMultifiling", "false"],
   ["capabilityPWCSearchable", "false"],
   ["capabilityPWCUpdatable", "false"],
-  ["capabilityQuery", "none"],
+  ["capabilityQuery", "bothcombined"],
   ["capabilityRenditions", "none"],
   ["capabilityUnfiling", "false"],
   ["capabilityVersionSpecificFiling", "false"],
@@ -103,11 +118,10 @@ function repositoryInfo(w: XmlWriter): void {
   w.close("cmis:capabilities").leaf("cmis:cmisVersionSupported", "1.1").close("cmisra:repositoryInfo");
 }
 
-function collection(w: XmlWriter, href: string, title: string, type: string): void {
-  w.open("app:collection", { href })
-    .leaf("atom:title", title, { type: "text" })
-    .leaf("cmisra:collectionType", type)
-    .close("app:collection");
+function collection(w: XmlWriter, href: string, title: string, type: string, accept?: string): void {
+  w.open("app:collection", { href }).leaf("atom:title", title, { type: "text" });
+  if (accept) w.leaf("app:accept", accept);
+  w.leaf("cmisra:collectionType", type).close("app:collection");
 }
 
 function uriTemplate(w: XmlWriter, template: string, type: string, mediatype: string): void {
@@ -124,6 +138,7 @@ export function serviceDocument(urls: CmisUrls): string {
   repositoryInfo(w);
   collection(w, urls.children(ROOT_ID), "Root Collection", "root");
   collection(w, urls.types(), "Types Collection", "types");
+  collection(w, urls.query(), "Query Collection", "query", QUERY_TYPE);
   w.leaf("atom:link", "", {
     rel: `${LINK}typedescendants`,
     type: FEED_TYPE,
@@ -136,6 +151,12 @@ export function serviceDocument(urls: CmisUrls): string {
     ENTRY_TYPE,
   );
   uriTemplate(w, `${urls.repo}/type?id={id}`, "typebyid", ENTRY_TYPE);
+  uriTemplate(
+    w,
+    `${urls.repo}/query?q={q}&searchAllVersions={searchAllVersions}&maxItems={maxItems}&skipCount={skipCount}&includeAllowableActions={includeAllowableActions}&includeRelationships={includeRelationships}&renditionFilter={renditionFilter}`,
+    "query",
+    FEED_TYPE,
+  );
   return w.close("app:workspace").close("app:service").toString();
 }
 
@@ -150,10 +171,14 @@ const PROPERTY_ELEMENT: Record<PropertyDefinition["type"], string> = {
   datetime: "cmis:propertyDateTime",
 };
 
-function properties(w: XmlWriter, o: CmisObject): void {
+/** Always in a query result, whatever was selected: a client cannot use a result it cannot identify. */
+const IDENTIFYING = ["cmis:objectId", "cmis:baseTypeId", "cmis:objectTypeId"];
+
+function properties(w: XmlWriter, o: CmisObject, select?: ReadonlySet<string>): void {
   const type = typeById(o.baseType) as TypeDefinition;
   w.open("cmis:properties");
   for (const def of type.properties) {
+    if (select && !select.has(def.id) && !IDENTIFYING.includes(def.id)) continue;
     const element = PROPERTY_ELEMENT[def.type];
     const attrs = {
       propertyDefinitionId: def.id,
@@ -225,6 +250,8 @@ export function allowableActionsDocument(o: CmisObject): string {
 
 export interface EntryOptions {
   includeAllowableActions: boolean;
+  /** A query's select list: only these properties (and the identifying ones); all when absent. */
+  select?: ReadonlySet<string>;
 }
 
 function entry(w: XmlWriter, urls: CmisUrls, o: CmisObject, opts: EntryOptions, ns = false): void {
@@ -255,7 +282,7 @@ function entry(w: XmlWriter, urls: CmisUrls, o: CmisObject, opts: EntryOptions, 
     w.leaf("atom:link", "", { rel: "up", type: FEED_TYPE, href: urls.parents(o.id) });
   }
   w.open("cmisra:object");
-  properties(w, o);
+  properties(w, o, opts.select);
   if (opts.includeAllowableActions) actionsElement(w, o);
   w.close("cmisra:object").close("atom:entry");
 }
@@ -277,6 +304,38 @@ export interface FeedPage {
   hasMoreItems: boolean;
 }
 
+interface FeedHead {
+  title: string;
+  author: string;
+  updated: string;
+  /** The entry the feed is about (`via`): a folder for its children, an object for its parents. */
+  via?: string;
+}
+
+function feed(
+  urls: CmisUrls,
+  head: FeedHead,
+  items: CmisObject[],
+  page: FeedPage,
+  opts: EntryOptions,
+): string {
+  const w = new XmlWriter().open("atom:feed", NAMESPACES);
+  w.open("atom:author").leaf("atom:name", head.author).close("atom:author");
+  w.leaf("atom:id", page.self)
+    .leaf("atom:title", head.title, { type: "text" })
+    .leaf("atom:updated", head.updated)
+    .leaf("atom:link", "", { rel: "self", type: FEED_TYPE, href: page.self })
+    .leaf("atom:link", "", { rel: "service", type: SERVICE_TYPE, href: urls.base });
+  if (head.via) w.leaf("atom:link", "", { rel: "via", type: ENTRY_TYPE, href: head.via });
+  for (const rel of ["first", "previous", "next", "last"] as const) {
+    const href = page[rel];
+    if (href) w.leaf("atom:link", "", { rel, type: FEED_TYPE, href });
+  }
+  w.leaf("cmisra:numItems", page.total);
+  for (const o of items) entry(w, urls, o, opts);
+  return w.close("atom:feed").toString();
+}
+
 /** A feed of objects: a folder's children (`via` = the folder) or an object's parents. */
 export function objectFeed(
   urls: CmisUrls,
@@ -286,21 +345,20 @@ export function objectFeed(
   page: FeedPage,
   opts: EntryOptions,
 ): string {
-  const w = new XmlWriter().open("atom:feed", NAMESPACES);
-  w.open("atom:author").leaf("atom:name", about.createdBy).close("atom:author");
-  w.leaf("atom:id", page.self)
-    .leaf("atom:title", title, { type: "text" })
-    .leaf("atom:updated", about.modified)
-    .leaf("atom:link", "", { rel: "self", type: FEED_TYPE, href: page.self })
-    .leaf("atom:link", "", { rel: "service", type: SERVICE_TYPE, href: urls.base })
-    .leaf("atom:link", "", { rel: "via", type: ENTRY_TYPE, href: urls.object(about.id) });
-  for (const rel of ["first", "previous", "next", "last"] as const) {
-    const href = page[rel];
-    if (href) w.leaf("atom:link", "", { rel, type: FEED_TYPE, href });
-  }
-  w.leaf("cmisra:numItems", page.total);
-  for (const o of items) entry(w, urls, o, opts);
-  return w.close("atom:feed").toString();
+  const head = { title, author: about.createdBy, updated: about.modified, via: urls.object(about.id) };
+  return feed(urls, head, items, page, opts);
+}
+
+/** The results of a query: titled with the statement, no `via` (results have no one owner). */
+export function queryFeed(
+  urls: CmisUrls,
+  statement: string,
+  items: CmisObject[],
+  page: FeedPage,
+  opts: EntryOptions,
+  updated: string,
+): string {
+  return feed(urls, { title: statement, author: "system", updated }, items, page, opts);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -328,8 +386,8 @@ function typeElement(w: XmlWriter, t: TypeDefinition): void {
     .leaf("cmis:baseId", t.id)
     .leaf("cmis:creatable", "false")
     .leaf("cmis:fileable", "true")
-    .leaf("cmis:queryable", "false")
-    .leaf("cmis:fulltextIndexed", "false")
+    .leaf("cmis:queryable", "true")
+    .leaf("cmis:fulltextIndexed", "true")
     .leaf("cmis:includedInSupertypeQuery", "true")
     .leaf("cmis:controllablePolicy", "false")
     .leaf("cmis:controllableACL", "false");
@@ -346,7 +404,7 @@ function typeElement(w: XmlWriter, t: TypeDefinition): void {
       .leaf("cmis:updatability", "readonly")
       .leaf("cmis:inherited", "false")
       .leaf("cmis:required", String(Boolean(def.required)))
-      .leaf("cmis:queryable", "false")
+      .leaf("cmis:queryable", String(Boolean(def.queryable)))
       .leaf("cmis:orderable", "false")
       .close(element);
   }

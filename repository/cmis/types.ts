@@ -47,7 +47,11 @@ const COMMON: PropertyDefinition[] = [
   p("cmis:baseTypeId", "id", "Base Type Id", "cmis:folder or cmis:document", { required: true }),
   p("cmis:objectTypeId", "id", "Object Type Id", "cmis:folder or cmis:document", { required: true }),
   p("cmis:secondaryObjectTypeIds", "id", "Secondary Type Ids", "None: no secondary types", { multi: true }),
-  p("cmis:name", "string", "Name", "The title, from the configured CMIS transform", { required: true }),
+  // The one property a query's WHERE may compare (= and LIKE; cmis/query.ts).
+  p("cmis:name", "string", "Name", "The title, from the configured CMIS transform", {
+    required: true,
+    queryable: true,
+  }),
   p("cmis:description", "string", "Description", "The description, from the configured CMIS transform"),
   p("cmis:createdBy", "string", "Created by", "Who made the entity (its first event)"),
   p("cmis:creationDate", "datetime", "Creation Date", "When the entity was made"),

@@ -4,11 +4,14 @@ import { cmisCaller } from "../cmis/auth.js";
 import {
   ACTIONS_TYPE,
   allowableActionsDocument,
+  CMIS_NS,
   CmisUrls,
   ENTRY_TYPE,
   entryDocument,
   FEED_TYPE,
   objectFeed,
+  QUERY_TYPE,
+  queryFeed,
   REPOSITORY_ID,
   SERVICE_TYPE,
   serviceDocument,
@@ -26,8 +29,12 @@ import {
   rootObject,
   type ViewContext,
 } from "../cmis/objects.js";
+import { CmisQueryError, parseCmisQuery } from "../cmis/query.js";
+import { invalidArgument, runCmisQuery } from "../cmis/query-search.js";
 import { TYPES, typeById } from "../cmis/types.js";
 import type { AppEnv } from "../context.js";
+import { requestText } from "../http/request-text.js";
+import { child, parseXmlBody } from "../http/xml-body.js";
 import { MAX_PAGE_SIZE } from "../paging.js";
 import { Permission } from "../store/auth.js";
 import { streamStoredFile } from "./byte-range.js";
@@ -149,6 +156,134 @@ function parentsFeed(c: Ctx): Response {
   return reply(c, xml, FEED_TYPE);
 }
 
+interface QueryOptions {
+  skip: number;
+  max: number;
+  includeAllowableActions: boolean;
+  searchAllVersions: boolean;
+}
+
+/**
+ * One page of a query's results as a feed. Every document here is its only version, so
+ * searchAllVersions=true is refused as CMIS asks of a repository without capabilityAllVersionsSearchable.
+ */
+async function queryResults(c: Ctx, statement: string, o: QueryOptions): Promise<string> {
+  const u = urls(c);
+  try {
+    if (o.searchAllVersions) {
+      throw new CmisQueryError(
+        "searchAllVersions=true is not supported (capabilityAllVersionsSearchable false; every document is its only version)",
+      );
+    }
+    const query = parseCmisQuery(statement);
+    const ctx = { ...view(c), content: c.get("svc").content };
+    const page = await runCmisQuery(ctx, query, { skip: o.skip, max: o.max });
+    const at = (skip: number) => u.query(statement, skip, o.max, o.includeAllowableActions || undefined);
+    const lastStart = o.max > 0 ? Math.max(0, Math.floor((page.total - 1) / o.max) * o.max) : 0;
+    return queryFeed(
+      u,
+      statement,
+      page.items,
+      {
+        self: at(o.skip),
+        first: at(0),
+        previous: o.skip > 0 && o.max > 0 ? at(Math.max(0, o.skip - o.max)) : undefined,
+        next: page.hasMoreItems && o.max > 0 ? at(o.skip + o.max) : undefined,
+        last: at(lastStart),
+        total: page.total,
+        hasMoreItems: page.hasMoreItems,
+      },
+      {
+        includeAllowableActions: o.includeAllowableActions,
+        select: query.select.length > 0 ? new Set(query.select) : undefined,
+      },
+      rootObject(c.get("svc").db).modified,
+    );
+  } catch (err) {
+    if (err instanceof CmisQueryError) throw invalidArgument(err);
+    throw err;
+  }
+}
+
+/** GET R/query?q=…: the query URI template. */
+async function queryByGet(c: Ctx): Promise<Response> {
+  const statement = c.req.query("q");
+  if (statement === undefined || statement.trim() === "") {
+    throw new HTTPException(400, {
+      message:
+        "CMIS invalidArgument: parameter q is required, e.g. q=SELECT * FROM cmis:document WHERE CONTAINS('harbour')",
+    });
+  }
+  const xml = await queryResults(c, statement, {
+    skip: countParam(c, "skipCount", 0),
+    max: Math.min(countParam(c, "maxItems", DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE),
+    includeAllowableActions: booleanParam(c, "includeAllowableActions"),
+    searchAllVersions: booleanParam(c, "searchAllVersions"),
+  });
+  return reply(c, xml, FEED_TYPE);
+}
+
+const QUERY_EXAMPLE = `<cmis:query xmlns:cmis="${CMIS_NS}"><cmis:statement>SELECT * FROM cmis:document</cmis:statement></cmis:query>`;
+
+/** A boolean or count element of a posted query (absent: the default); 400 when it is neither. */
+function queryValue(
+  raw: string | undefined,
+  name: string,
+  kind: "boolean" | "count",
+  fallback: number | boolean,
+) {
+  if (raw === undefined || raw === "") return fallback;
+  if (kind === "boolean" && /^(true|false)$/i.test(raw)) return raw.toLowerCase() === "true";
+  if (kind === "count" && /^\d{1,15}$/.test(raw)) return Number(raw);
+  throw new HTTPException(400, {
+    message: `CMIS invalidArgument: cmis:${name} must be ${kind === "boolean" ? "true or false" : "a non-negative integer"}`,
+  });
+}
+
+/** POST R/query with a cmis:query document (application/cmisquery+xml): the query collection. */
+async function queryByPost(c: Ctx): Promise<Response> {
+  const doc = parseXmlBody(await requestText(c.req), QUERY_EXAMPLE);
+  if (doc.name !== "query" || doc.ns !== CMIS_NS) {
+    throw new HTTPException(400, {
+      message: `CMIS invalidArgument: the body must be a cmis:query document (${QUERY_TYPE}), such as ${QUERY_EXAMPLE}`,
+    });
+  }
+  const text = (name: string) => child(doc, name, CMIS_NS)?.text.trim();
+  const statement = child(doc, "statement", CMIS_NS)?.text ?? "";
+  if (statement.trim() === "") {
+    throw new HTTPException(400, {
+      message: `CMIS invalidArgument: cmis:statement is required, as in ${QUERY_EXAMPLE}`,
+    });
+  }
+  const o: QueryOptions = {
+    skip: queryValue(text("skipCount"), "skipCount", "count", 0) as number,
+    max: Math.min(
+      queryValue(text("maxItems"), "maxItems", "count", DEFAULT_PAGE_SIZE) as number,
+      MAX_PAGE_SIZE,
+    ),
+    includeAllowableActions: queryValue(
+      text("includeAllowableActions"),
+      "includeAllowableActions",
+      "boolean",
+      false,
+    ) as boolean,
+    searchAllVersions: queryValue(
+      text("searchAllVersions"),
+      "searchAllVersions",
+      "boolean",
+      false,
+    ) as boolean,
+  };
+  const xml = await queryResults(c, statement, o);
+  // 201 Created with the feed, and where the same page can be read again (CMIS AtomPub, query collection).
+  const location = urls(c).query(statement, o.skip, o.max, o.includeAllowableActions || undefined);
+  return c.body(xml, 201, {
+    "Content-Type": `${FEED_TYPE};charset=UTF-8`,
+    Location: location,
+    "Content-Location": location,
+  });
+}
+
 /** Writes are refused: the endpoint is read-only, as the real service's is. */
 function refuseWrite(c: Ctx): Response {
   const what: Record<string, string> = {
@@ -192,6 +327,8 @@ export function cmisRoutes(): Hono<AppEnv> {
   });
 
   app.get("/:repo/children", childrenFeed);
+  app.get("/:repo/query", queryByGet);
+  app.post("/:repo/query", queryByPost);
   app.get("/:repo/parents", parentsFeed);
 
   app.get("/:repo/allowableactions", (c) => {

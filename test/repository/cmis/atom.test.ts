@@ -5,8 +5,9 @@ import type { RunningRepository } from "../../../repository/server.js";
 import { grant, Permission, Role } from "../../../repository/store/auth.js";
 import { updateEntityFields } from "../../../repository/store/entities/write.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
-import { arr, type Node, parseXml, text } from "../entity-xml.js";
+import { arr, type Node, parseXml } from "../entity-xml.js";
 import { storeHash } from "../writes/store-hash.js";
+import { props } from "./entry-properties.js";
 
 /**
  * The CMIS 1.1 AtomPub endpoint over HTTP: authentication (token or Basic), the service document,
@@ -42,17 +43,6 @@ async function xml(path: string, token = reader): Promise<Node> {
 
 const id = (type: string, ref: string) => `sdb:${type}|${ref}`;
 const q = (v: string) => encodeURIComponent(v);
-
-/** The properties of an entry as id → first value. */
-function props(entry: Node): Record<string, string> {
-  const out: Record<string, string> = {};
-  const p = entry.object.properties;
-  for (const kind of Object.keys(p)) {
-    if (kind.startsWith("@")) continue;
-    for (const el of arr(p[kind])) out[el["@propertyDefinitionId"]] = text(arr(el.value)[0]);
-  }
-  return out;
-}
 
 function link(node: Node, rel: string): string | undefined {
   return arr(node.link).find((l: Node) => l["@rel"] === rel)?.["@href"];
@@ -104,17 +94,23 @@ describe("CMIS 1.1 AtomPub at /api/cmis/atom", () => {
     expect(info.repositoryId).toBe("preservica");
     expect(info.rootFolderId).toBe("root");
     expect(info.cmisVersionSupported).toBe("1.1");
-    expect(info.capabilities.capabilityQuery).toBe("none");
+    // Queries (query.test.ts): full text and property/folder predicates in one statement.
+    expect(info.capabilities.capabilityQuery).toBe("bothcombined");
     expect(info.capabilities.capabilityContentStreamUpdatability).toBe("none");
     expect(info.capabilities.capabilityACL).toBe("none");
     const collections = Object.fromEntries(
       arr(ws.collection).map((c: Node) => [c.collectionType, c["@href"]]),
     );
-    expect(Object.keys(collections).sort()).toEqual(["root", "types"]);
+    expect(Object.keys(collections).sort()).toEqual(["query", "root", "types"]);
     expect(collections.root).toBe(`${repo.url}${R}/children?id=root`);
+    expect(collections.query).toBe(`${repo.url}${R}/query`);
+    expect(arr(ws.collection).find((c: Node) => c.collectionType === "query").accept).toBe(
+      "application/cmisquery+xml",
+    );
     const templates = Object.fromEntries(arr(ws.uritemplate).map((t: Node) => [t.type, t.template]));
     expect(templates.objectbyid).toMatch(/\/id\?id=\{id\}/);
     expect(templates.typebyid).toBe(`${repo.url}${R}/type?id={id}`);
+    expect(templates.query).toMatch(/\/query\?q=\{q\}&searchAllVersions=\{searchAllVersions\}/);
     expect((await get(`${BASE}?repositoryId=other`)).status).toBe(404);
     expect((await get(`${BASE}/other/id?id=root`)).status).toBe(404);
   });

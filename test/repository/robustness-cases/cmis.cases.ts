@@ -107,6 +107,54 @@ export const CASES: Case[] = [
     expect: [404, 414, 431],
   },
   { name: "cmis: types", path: `${R}/types`, expect: [200] },
+  // queries: the statement is parsed by cmis/query.ts, never passed to SQL
+  { name: "cmis: query without q", path: `${R}/query`, expect: [400], message: /parameter q is required/ },
+  {
+    name: "cmis: query junk",
+    path: `${R}/query?q=%22%3E%3C%00'`,
+    expect: [400],
+    message: /CMIS invalidArgument/,
+  },
+  {
+    name: "cmis: query, SQL in a string",
+    path: `${R}/query?q=${encodeURIComponent("SELECT * FROM cmis:document WHERE cmis:name = 'x''; DROP TABLE entities; --'")}`,
+    expect: [200],
+  },
+  {
+    name: "cmis: query, deep parentheses",
+    path: `${R}/query?q=${encodeURIComponent(`SELECT * FROM cmis:document WHERE ${"(".repeat(1500)}CONTAINS('a')${")".repeat(1500)}`)}`,
+    expect: [200, 400],
+  },
+  { name: "cmis: query huge", path: `${R}/query?q=${"S".repeat(7000)}`, expect: [400, 414, 431] },
+  {
+    name: "cmis: query, maxItems junk",
+    path: `${R}/query?q=SELECT%20*%20FROM%20cmis:folder&maxItems=x`,
+    expect: [400],
+  },
+  {
+    name: "cmis: query collection, not a cmis:query",
+    method: "POST",
+    path: `${R}/query`,
+    headers: { "Content-Type": "application/cmisquery+xml" },
+    body: ATOM,
+    expect: [400],
+  },
+  {
+    name: "cmis: query collection, DOCTYPE",
+    method: "POST",
+    path: `${R}/query`,
+    headers: { "Content-Type": "application/cmisquery+xml" },
+    body: '<!DOCTYPE q [<!ENTITY x "y">]><cmis:query xmlns:cmis="http://docs.oasis-open.org/ns/cmis/core/200908/"><cmis:statement>&x;</cmis:statement></cmis:query>',
+    expect: [400],
+  },
+  {
+    name: "cmis: query collection, maxItems junk",
+    method: "POST",
+    path: `${R}/query`,
+    headers: { "Content-Type": "application/cmisquery+xml" },
+    body: '<cmis:query xmlns:cmis="http://docs.oasis-open.org/ns/cmis/core/200908/"><cmis:statement>SELECT * FROM cmis:folder</cmis:statement><cmis:maxItems>-1</cmis:maxItems></cmis:query>',
+    expect: [400],
+  },
   // writes: all refused
   {
     name: "cmis: create under root",
