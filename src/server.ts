@@ -281,6 +281,7 @@ function registerTool(
         tool.transfersFiles ? null : deps.config.toolTimeoutSecs * 1000,
         ctx.mcpReq.signal,
       );
+      let lastProgress = Number.NEGATIVE_INFINITY;
       const toolCtx: ToolContext = {
         api,
         entity: api.entity,
@@ -292,7 +293,10 @@ function registerTool(
         signal: deadline.signal,
         signedIn: () => refreshAudience(deps),
         async progress(progress, total, message) {
-          if (progressToken === undefined) return;
+          // The protocol wants each notification's progress above the last: a tool that uploads (bytes) and
+          // then waits for its job (percent) would otherwise go backwards, so a lower value is not sent.
+          if (progressToken === undefined || progress <= lastProgress) return;
+          lastProgress = progress;
           await ctx.mcpReq.notify({
             method: "notifications/progress",
             params: {
@@ -362,7 +366,7 @@ function registerTool(
             tool: tool.name,
             targets: facts?.targets ?? targetsOf(plan),
             argsDigest: digestArgs(args),
-            outcome: facts?.job ? "started" : "done",
+            outcome: facts?.job && !facts.jobFinished ? "started" : "done",
             ...(facts?.job ? { job: facts.job } : {}),
             ...(facts?.previous ? { previous: facts.previous } : {}),
           });
@@ -371,7 +375,7 @@ function registerTool(
           }
           await clientLog(ctx, "notice", {
             tool: tool.name,
-            outcome: facts?.job ? "started" : "done",
+            outcome: facts?.job && !facts.jobFinished ? "started" : "done",
             targets: facts?.targets ?? targetsOf(plan),
             ...(facts?.job ? { job: facts.job } : {}),
           });

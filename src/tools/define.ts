@@ -74,6 +74,8 @@ export interface AuditFacts {
   };
   /** The job handle when the write runs as a job. */
   job?: string;
+  /** The job had ended when the answer was made (support/job-wait.ts): the act is done, not only started. */
+  jobFinished?: boolean;
 }
 
 /**

@@ -50,18 +50,21 @@ export const TOOLSETS = {
   ingest: {
     description: "Take in local files, folders or ready packages from the folders the person allowed",
     defaultOn: true,
-    instructions: "Ingest returns a job handle at once; follow it with `job_status`.",
+    instructions:
+      "Ingest uploads, waits a few seconds and names the assets it created; a longer ingest answers with a job handle to follow with `job_status`.",
   },
   export: {
     description: "Export a folder or asset as a package into the download folder",
     defaultOn: true,
     instructions:
-      "Export returns a job handle; `job_status` downloads and verifies the package when it is ready.",
+      "A small export is saved and verified at once; a larger one answers with a job handle, and `job_status` saves the package when it is ready.",
   },
   jobs: {
     description:
       "Follow long work (ingest, export, CSV edits, subtree moves, deletions): state, progress, result",
     defaultOn: true,
+    instructions:
+      "Tools that start a job wait a few seconds and answer its outcome; only work still running answers with a job handle (and how long it will likely take): follow that with `job_status`.",
   },
   bulk: {
     description:
@@ -71,7 +74,8 @@ export const TOOLSETS = {
   operations: {
     description: "What the repository is doing: processes and their failures, workflows, reports",
     defaultOn: false,
-    instructions: "Reports and workflow starts run as jobs; follow them with `job_status`.",
+    instructions:
+      "Reports and workflow starts run as jobs: a quick one answers its outcome, a longer one a job handle to follow with `job_status`.",
   },
   admin: {
     description:

@@ -12,6 +12,7 @@ import { resolveLocalPath } from "../../local/roots.js";
 import type { Session } from "../../session.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines, plural } from "../support/text.js";
 
 /** Rows an answer shows; the counts cover all of them. */
@@ -65,7 +66,7 @@ const output = z.object({
   rows: z.array(row),
   omittedRows: z.number().int().optional(),
   refusedLines: z.array(z.number().int()).optional(),
-  job: z.string().optional(),
+  ...z.object(jobFields).partial().shape,
 });
 
 async function csvText(args: z.infer<typeof input>, ctx: ToolContext): Promise<string> {
@@ -161,7 +162,7 @@ export default defineTool({
   name: "csv_metadata_edit",
   title: "Edit metadata from a CSV",
   description:
-    "Add or update metadata group fields on many entities from a CSV (text, or a file in the allowed folders). mode dry_run shows row by row what would change (field diffs, refusals with reasons) and changes nothing; apply asks the person to confirm, then starts a job (follow it with `job_status`).",
+    "Add or update metadata group fields on many entities from a CSV (text, or a file in the allowed folders). mode dry_run shows row by row what would change (field diffs, refusals with reasons) and changes nothing; apply asks the person to confirm, then runs it as a job and answers its outcome.",
   toolset: "bulk",
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
@@ -230,6 +231,7 @@ export default defineTool({
     const job = await ctx.api.metadataCsv.submit(csv, ctx.signal);
     const targets = plan.targets.slice(0, PLAN_TARGETS).map((t) => ({ ref: t.ref, title: t.title }));
     const refused = refusedLines(plan);
+    const settled = await settleJob(ctx, job);
     return {
       structured: {
         mode: "apply" as const,
@@ -239,15 +241,15 @@ export default defineTool({
           .slice(0, PLAN_ROWS)
           .map(rowView),
         ...(refused.length ? { refusedLines: refused } : {}),
-        job,
+        ...jobState(settled),
       },
       text: lines(
-        `Metadata CSV edit started as job ${job}; follow it with \`job_status\`.`,
+        `Metadata CSV edit: ${jobOutcome(settled)}`,
         `As planned: ${countsLine(plan)}.`,
         ...targets.slice(0, 10).map((t) => `- ${quoted(t.title)} ${t.ref}`),
         plan.targets.length > 10 && `… and ${plan.targets.length - 10} more entities`,
       ),
-      audit: { targets, job },
+      audit: { targets, job, jobFinished: settled.finished },
     };
   },
 });

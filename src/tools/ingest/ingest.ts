@@ -6,6 +6,8 @@ import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { createdLines, ingestOutcome, namedOut } from "../support/job-results.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
 
 /**
@@ -34,7 +36,7 @@ const input = z.object({
 });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   folder: z.object({ ref: z.string(), title: z.string() }),
   source: z.string(),
   kind: z.enum(["package", "folder", "file"]),
@@ -43,13 +45,17 @@ const output = z.object({
   bytes: z.number(),
   contentBytes: z.number(),
   skipped: z.array(z.string()).optional(),
+  /** What a finished ingest created (it finished within the wait). */
+  created: z.array(namedOut).optional(),
+  moreCreated: z.number().optional(),
+  folders: z.array(namedOut).optional(),
 });
 
 export default defineTool({
   name: "ingest",
   title: "Ingest local files",
   description:
-    "Ingest a local file, folder (becomes a new folder) or ready package (.zip, OPEX/XIP folder) into a repository folder. Only paths inside the allowed local folders. Uploads, then returns a job handle at once: follow it with `job_status`.",
+    "Ingest a local file, folder (becomes a new folder) or ready package (.zip, OPEX/XIP folder) into a repository folder. Only paths inside the allowed local folders. Uploads, waits briefly and names what it created; a longer ingest returns a job handle to follow with `job_status`.",
   toolset: "ingest",
   requiredRoles: CURATOR_ROLES,
   requires: "local-ingest",
@@ -120,9 +126,11 @@ export default defineTool({
             ? `ready package folder ${local.path} (${plural(plan.files, "file")}, ${formatBytes(plan.contentBytes)})`
             : `folder ${local.path} (${plural(plan.files, "file")}, ${formatBytes(plan.contentBytes)})`
           : `file ${local.path} (${plan.contentBytes} bytes)`;
+    const settled = await settleJob(ctx, job);
+    const result = settled.finished ? await ingestOutcome(ctx, job) : {};
     return {
       structured: {
-        job,
+        ...jobState(settled),
         folder: { ref: folder.ref, title: folder.title },
         source: local.path,
         kind: plan.kind,
@@ -131,14 +139,16 @@ export default defineTool({
         bytes: total,
         contentBytes: plan.contentBytes,
         ...(plan.skipped.length ? { skipped: plan.skipped.slice(0, 50) } : {}),
+        ...result,
       },
       text: lines(
         `Uploaded ${what} as ${plan.filename} (${total} bytes) into folder "${clip(folder.title, 80)}" (${folder.ref}).`,
-        `The ingest started as job ${job}; follow it with \`job_status\`.`,
+        `The ingest: ${jobOutcome(settled)}`,
+        ...createdLines(result),
         plan.skipped.length > 0 &&
           `Left out: ${plan.skipped.slice(0, 5).join(", ")}${plan.skipped.length > 5 ? `, and ${plan.skipped.length - 5} more` : ""}.`,
       ),
-      audit: { targets: [{ ref: folder.ref, title: folder.title }], job },
+      audit: { targets: [{ ref: folder.ref, title: folder.title }], job, jobFinished: settled.finished },
     };
   },
 });

@@ -3,8 +3,9 @@ import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines } from "../support/text.js";
-import { bytes, jobSentence, localFile, localPath, uploadStream } from "./params.js";
+import { bytes, localFile, localPath, uploadStream } from "./params.js";
 
 const input = z.object({
   ref: refParam("Asset to add the access copy to; find it with `search` or `browse`"),
@@ -19,7 +20,7 @@ const input = z.object({
 });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   asset: z.object({ ref: z.string(), title: z.string() }),
   representation: z.string(),
   file: z.object({ filename: z.string(), size: z.number().int(), sha256: z.string() }),
@@ -54,17 +55,18 @@ export default defineTool({
         signal: ctx.signal,
       })
       .finally(() => local.close());
+    const settled = await settleJob(ctx, job);
     return {
       structured: {
-        job,
+        ...jobState(settled),
         asset: { ref: asset.ref, title: asset.title },
         representation: name,
         file: { filename: local.filename, size: local.size, sha256: local.sha256 },
       },
       text: lines(
-        `Adding access representation “${clip(name, 120)}” to asset “${clip(asset.title, 120)}” ${asset.ref} from ${local.filename} (${bytes(local.size)}, SHA-256 ${local.sha256}): ${jobSentence(job)}`,
+        `Adding access representation “${clip(name, 120)}” to asset “${clip(asset.title, 120)}” ${asset.ref} from ${local.filename} (${bytes(local.size)}, SHA-256 ${local.sha256}): ${jobOutcome(settled)}`,
       ),
-      audit: { targets: [{ ref: asset.ref, title: asset.title }], job },
+      audit: { targets: [{ ref: asset.ref, title: asset.title }], job, jobFinished: settled.finished },
     };
   },
 });

@@ -3,16 +3,17 @@ import type { DeletedEntity } from "../../api/lifecycle.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { KIND_OF } from "../support/kinds.js";
 import { lines } from "../support/text.js";
-import { binLine, entityOut, findInBin, fingerprint, jobSentence } from "./params.js";
+import { binLine, entityOut, findInBin, fingerprint } from "./params.js";
 
 const input = z.object({
   ref: refParam("Ref of an entity in the recycle bin; find it with `recycle_bin`"),
 });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   entity: entityOut,
   deletion: z.string(),
   entities: z.number().int().optional(),
@@ -55,18 +56,19 @@ export default defineTool({
   async handler(args, ctx: ToolContext) {
     const b = await inBin(ctx, args.ref);
     const job = await ctx.api.lifecycle.finalDelete({ deletions: [b.deletion] }, ctx.signal);
+    const settled = await settleJob(ctx, job);
     return {
       structured: {
-        job,
+        ...jobState(settled),
         entity: { ref: b.ref, type: KIND_OF[b.type], title: b.title },
         deletion: b.deletion,
         ...(b.entities !== undefined ? { entities: b.entities } : {}),
       },
       text: lines(
-        `Deleting ${binLine(b)} for good (cannot be undone): ${jobSentence(job)}`,
+        `Deleting ${binLine(b)} for good (cannot be undone): ${jobOutcome(settled, { serviceMessage: true })}`,
         `Deletion ${b.deletion}; \`job_status\` says how many entities and files were removed.`,
       ),
-      audit: { targets: [{ ref: b.ref, title: b.title }], job },
+      audit: { targets: [{ ref: b.ref, title: b.title }], job, jobFinished: settled.finished },
     };
   },
 });

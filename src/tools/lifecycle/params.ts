@@ -55,10 +55,6 @@ export function bytes(n: number): string {
   return `${n.toLocaleString("en")} byte${n === 1 ? "" : "s"}`;
 }
 
-export function jobSentence(job: string): string {
-  return `started as job ${job}; follow it with \`job_status\`.`;
-}
-
 /** The title path of the folder an entity is in: `/Archive/Maps`, `/` at the top level. */
 export async function placeOf(ctx: ToolContext, e: Entity): Promise<string> {
   if (!e.parentRef) return "/";

@@ -2,16 +2,17 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { KIND_OF } from "../support/kinds.js";
 import { lines } from "../support/text.js";
-import { binLine, entityOut, findInBin, jobSentence } from "./params.js";
+import { binLine, entityOut, findInBin } from "./params.js";
 
 const input = z.object({
   ref: refParam("Ref of an entity in the recycle bin; find it with `recycle_bin`"),
 });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   entity: entityOut,
   /** The deletion it came back from (all of it comes back). */
   deletion: z.string(),
@@ -37,18 +38,25 @@ export default defineTool({
       );
     }
     const job = await ctx.api.lifecycle.recover({ deletions: [b.deletion] }, ctx.signal);
+    const settled = await settleJob(ctx, job);
     return {
       structured: {
-        job,
+        ...jobState(settled),
         entity: { ref: b.ref, type: KIND_OF[b.type], title: b.title },
         deletion: b.deletion,
         ...(b.entities !== undefined ? { entities: b.entities } : {}),
       },
       text: lines(
-        `Recovering ${binLine(b)} from the recycle bin (deletion ${b.deletion}): ${jobSentence(job)}`,
-        b.parentRef ? `It goes back into folder ${b.parentRef}.` : "It goes back to the top level.",
+        `Recovering ${binLine(b)} from the recycle bin (deletion ${b.deletion}): ${jobOutcome(settled, { serviceMessage: true })}`,
+        settled.finished
+          ? b.parentRef
+            ? `It went back into folder ${b.parentRef}.`
+            : "It went back to the top level."
+          : b.parentRef
+            ? `It goes back into folder ${b.parentRef}.`
+            : "It goes back to the top level.",
       ),
-      audit: { targets: [{ ref: b.ref, title: b.title }], job },
+      audit: { targets: [{ ref: b.ref, title: b.title }], job, jobFinished: settled.finished },
     };
   },
 });

@@ -5,12 +5,12 @@ import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import { generationFacts, pickGeneration } from "../support/files.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines } from "../support/text.js";
 import {
   bytes,
   DESTRUCTIVE,
   fingerprint,
-  jobSentence,
   type LocalFile,
   localFile,
   localPath,
@@ -30,7 +30,7 @@ const file = z.object({
 });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   contentObject: z.object({ ref: z.string(), title: z.string(), asset: z.string().optional() }),
   before: file,
   after: file,
@@ -129,9 +129,10 @@ export default defineTool({
       sha256: r.local.sha256,
       generation: r.old.generation + 1,
     };
+    const settled = await settleJob(ctx, job);
     return {
       structured: {
-        job,
+        ...jobState(settled),
         contentObject: {
           ref: r.co.ref,
           title: r.co.title,
@@ -141,10 +142,10 @@ export default defineTool({
         after,
       },
       text: lines(
-        `Replacing the file of content object “${clip(r.co.title, 120)}” ${r.co.ref}: ${change(r)}; ${jobSentence(job)}`,
+        `Replacing the file of content object “${clip(r.co.title, 120)}” ${r.co.ref}: ${change(r)}: ${jobOutcome(settled)}`,
         `Old SHA-256 ${r.old.sha256 ?? "not recorded"} (generation ${r.old.generation}, kept inactive); new SHA-256 ${r.local.sha256} (generation ${after.generation}).`,
       ),
-      audit: { targets: [{ ref: r.co.ref, title: r.co.title }], job },
+      audit: { targets: [{ ref: r.co.ref, title: r.co.title }], job, jobFinished: settled.finished },
     };
   },
 });

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { looksLikeToken } from "../../api/actions.js";
 import { isNotFound } from "../../api/errors.js";
 import type { WorkflowInstance } from "../../api/operations.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { lines } from "../support/text.js";
 import { instanceLine, instanceOf } from "./workflows.js";
 
@@ -49,7 +51,7 @@ const changeOut = z.object({
 
 const output = z.object({
   action: z.string(),
-  job: z.string().optional(),
+  ...z.object(jobFields).partial().shape,
   instance: z.string().optional(),
   folder: z.object({ ref: z.string(), title: z.string() }).optional(),
   changes: z.array(changeOut).optional(),
@@ -150,10 +152,19 @@ export default defineTool({
       });
       const job = token ?? instance.token ?? instance.id;
       const name = instance.contextName ?? args.context;
+      // Only a progress token can be waited on; an instance id alone is followed with `workflows`.
+      if (!looksLikeToken(job)) {
+        return {
+          structured: { action: "start", job, instance: instance.id, folder },
+          text: `${name} of “${folder.title}” (${folder.ref}) started as workflow instance #${instance.id}; follow it with \`workflows\`.`,
+          audit: { targets: [folder], job },
+        };
+      }
+      const settled = await settleJob(ctx, job);
       return {
-        structured: { action: "start", job, instance: instance.id, folder },
-        text: `${name} of “${folder.title}” (${folder.ref}) started as job ${job} (instance #${instance.id}); follow it with \`job_status\`.`,
-        audit: { targets: [folder], job },
+        structured: { action: "start", ...jobState(settled), instance: instance.id, folder },
+        text: `${name} of “${folder.title}” (${folder.ref}), workflow instance #${instance.id}: ${jobOutcome(settled)}`,
+        audit: { targets: [folder], job, jobFinished: settled.finished },
       };
     }
 

@@ -6,6 +6,7 @@ import { reportUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { toInstant } from "../support/dates.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
 
 /**
@@ -66,7 +67,7 @@ const output = z.object({
     )
     .optional(),
   runs: z.array(runOut).optional(),
-  job: z.string().optional(),
+  ...z.object(jobFields).partial().shape,
   run: runOut.optional(),
   result: z
     .object({
@@ -212,7 +213,7 @@ export default defineTool({
   name: "reports",
   title: "Reports: list, run, result",
   description:
-    "The repository's reports (assets by format, storage by folder, fixity inventory, ingest history, retention summary, changes by user). list: reports and your recent runs; run: starts one as a job (follow with `job_status`); result: a finished run summarised per column, the first rows as CSV, and a link to the full CSV.",
+    "The repository's reports (assets by format, storage by folder, fixity inventory, ingest history, retention summary, changes by user). list: reports and your recent runs; run: runs one (a quick run answers done; a longer one a job handle for `job_status`); result: a finished run summarised per column, the first rows as CSV, and a link to the full CSV.",
   toolset: "operations",
   // A run computes over what the caller may read and changes nothing in the collection (like an export).
   localOnly: true,
@@ -255,9 +256,15 @@ export default defineTool({
       if (!args.report) throw new UserInputError("Give `report`: an id from `reports` (action list).");
       const run = await ops.runReport(args.report, await runParameters(args), ctx.signal);
       const out = runOf(run);
+      const settled = await settleJob(ctx, run.token);
+      const next =
+        settled.state === "COMPLETED"
+          ? `Its rows: \`reports\` with action result and this job; the full CSV is the resource ${reportUri(run.token)}.`
+          : !settled.finished &&
+            `Then \`reports\` with action result and this job (the full CSV will be the resource ${reportUri(run.token)}).`;
       return {
-        structured: { job: run.token, run: out },
-        text: `Report ${run.report}${params(run.parameters)} started as job ${run.token}; follow it with \`job_status\`, then \`reports\` with action result and this job (the full CSV will be the resource ${reportUri(run.token)}).`,
+        structured: { ...jobState(settled), run: { ...out, status: settled.state } },
+        text: lines(`Report ${run.report}${params(run.parameters)}: ${jobOutcome(settled)}`, next),
       };
     }
 

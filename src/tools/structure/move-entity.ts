@@ -5,6 +5,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { ancestors, loadEntity } from "../support/entities.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { spoken } from "../support/kinds.js";
 import { clip, lines } from "../support/text.js";
 import {
@@ -17,7 +18,6 @@ import {
   entityOut,
   fingerprint,
   folderPath,
-  jobSentence,
   spokenPath,
   summaryOf,
 } from "./params.js";
@@ -39,7 +39,7 @@ const input = z.object({
 const place = z.object({ ref: z.string().optional(), path: z.string() });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   entity: entityOut,
   from: place,
   to: place,
@@ -162,8 +162,9 @@ export default defineTool({
       m.destination?.ref ?? TOP_LEVEL,
       ctx.signal,
     );
+    const settled = await settleJob(ctx, job);
     const structured = {
-      job,
+      ...jobState(settled),
       entity: summaryOf(m.entity),
       from: { ...(m.entity.parentRef ? { ref: m.entity.parentRef } : {}), path: m.fromPath },
       to: { ...(m.destination ? { ref: m.destination.ref } : {}), path: m.toPath },
@@ -172,7 +173,7 @@ export default defineTool({
         : {}),
     };
     const text = lines(
-      `Moving ${headline(m, contents)} ${jobSentence(job)}`,
+      `Moving ${headline(m, contents)}: ${jobOutcome(settled)}`,
       `Ref ${m.entity.ref}; destination ${m.destination ? `folder ${m.destination.ref}` : "the top level"}.`,
     );
     return {
@@ -184,6 +185,7 @@ export default defineTool({
           ...(m.destination ? [{ ref: m.destination.ref, title: m.destination.title }] : []),
         ],
         job,
+        jobFinished: settled.finished,
       },
     };
   },

@@ -88,8 +88,3 @@ export function fingerprint(...parts: (string | number | undefined)[]): string {
     .update(parts.map((p) => String(p ?? "")).join("\u0000"))
     .digest("hex");
 }
-
-/** The sentence every answer that started a job ends with. */
-export function jobSentence(job: string): string {
-  return `started as job ${job}; follow it with \`job_status\`.`;
-}

@@ -4,6 +4,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { spoken } from "../support/kinds.js";
 import { clip, lines } from "../support/text.js";
 import {
@@ -14,7 +15,6 @@ import {
   countContents,
   entityOut,
   fingerprint,
-  jobSentence,
   summaryOf,
 } from "./params.js";
 
@@ -28,7 +28,7 @@ const input = z.object({
 });
 
 const output = z.object({
-  job: z.string(),
+  ...jobFields,
   entity: entityOut,
   previousTag: z.string(),
   securityTag: z.string(),
@@ -110,8 +110,9 @@ export default defineTool({
     const e = c.entity;
     const contents = c.wide ? await countContents(ctx, e.ref) : undefined;
     const job = await ctx.api.structure.setSecurityTag(e.ref, e.type, args.tag, c.wide, ctx.signal);
+    const settled = await settleJob(ctx, job);
     const structured = {
-      job,
+      ...jobState(settled),
       entity: summaryOf(e),
       previousTag: e.securityTag,
       securityTag: args.tag,
@@ -123,10 +124,10 @@ export default defineTool({
     return {
       structured,
       text: lines(
-        `Changing the ${headline(c, args.tag, contents)} ${jobSentence(job)}`,
+        `Changing the ${headline(c, args.tag, contents)}: ${jobOutcome(settled)}`,
         `Ref ${e.ref}.${e.type === "SO" && !c.wide ? " What is inside keeps its tags." : ""}`,
       ),
-      audit: { targets: [{ ref: e.ref, title: e.title }], job },
+      audit: { targets: [{ ref: e.ref, title: e.title }], job, jobFinished: settled.finished },
     };
   },
 });

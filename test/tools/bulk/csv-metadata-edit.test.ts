@@ -141,8 +141,8 @@ describe.each(ERAS)("csv_metadata_edit (%s)", (era) => {
     expect(done.isError).toBeFalsy();
     const a = done.structuredContent as unknown as Answer;
     expect(a.job).toMatch(/^[0-9a-f-]{36}$/);
-    expect(textOf(done)).toContain(
-      `Metadata CSV edit started as job ${a.job}; follow it with \`job_status\`.`,
+    expect(textOf(done)).toMatch(
+      new RegExp(`^Metadata CSV edit: finished with 1 failure: .+ \\(job ${a.job}\\)\\.$`, "m"),
     );
     expect(textOf(done)).toContain(`"Fresh apply" ${s.fresh.ref}`);
 

@@ -100,7 +100,7 @@ describe.each(ERAS)("ingest (%s)", (era) => {
   const newFolder = (title: string) =>
     insertEntity(repo.svc.db, { type: "SO", title, securityTag: "open", parentRef: null }).ref;
 
-  it("ingests a folder as a new titled folder, with progress, and job_status names the new assets", async () => {
+  it("ingests a folder as a new titled folder, with progress, and names the new assets in its own answer", async () => {
     const dest = newFolder(`Deposits ${era}`);
     const progress: number[] = [];
     const res = await mcp.client.callTool(
@@ -121,10 +121,11 @@ describe.each(ERAS)("ingest (%s)", (era) => {
     expect(a.contentBytes).toBe(bytesA.length + bytesB.length);
     expect(a.skipped?.[0]).toMatch(/\.DS_Store/);
     expect(progress.at(-1)).toBe(a.bytes);
-    expect(textOf(res)).toContain(`started as job ${a.job}; follow it with \`job_status\``);
-
-    const s = await finish(mcp, a.job);
-    expect(s).toMatchObject({ state: "COMPLETED", kind: "ingest", errors: [] });
+    expect(textOf(res)).toContain(`The ingest: done (job ${a.job}).`);
+    // Done within the brief wait: the answer itself names what was created (no job_status call).
+    const s = a as unknown as Status;
+    expect(s).toMatchObject({ state: "COMPLETED", finished: true });
+    expect(textOf(res)).toMatch(/Created 2 assets: .*"page-1\.txt"/);
     expect(s.created?.map((c) => c.title).sort()).toEqual(["page-1.txt", "plan.bin"]);
     expect(s.folders?.map((f) => f.title).sort()).toEqual(["Scans 1901", "sub"]);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { startTestRepository } from "../../helpers/repository.js";
-import { binRefs, deleteToBin, exists, makeTree, type Preview, settle } from "./support.js";
+import { binRefs, deleteToBin, exists, makeTree, type Preview } from "./support.js";
 
 const FLAGS = ["--toolsets", "all"];
 
@@ -34,8 +34,9 @@ describe.each(ERAS)("final_delete (%s)", (era) => {
     });
     expect(res.isError).toBeFalsy();
     const a = res.structuredContent as { job: string };
-    expect(textOf(res)).toMatch(/for good \(cannot be undone\): started as job/);
-    expect(await settle(repo, a.job)).toBe("COMPLETED");
+    expect(textOf(res)).toMatch(
+      `for good (cannot be undone): done (job ${a.job}); the service says: Removed 4 entities for good`,
+    );
     expect(await binRefs(repo)).not.toContain(t.folder.ref);
     expect(await exists(repo, "structural-objects", t.folder.ref)).toBe(false);
     const rows = repo.svc.db

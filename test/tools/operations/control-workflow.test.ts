@@ -29,11 +29,23 @@ describe.each(ERAS)("control_workflow (%s)", (era) => {
     await repo?.close();
   });
 
+  /**
+   * A whole-repository check started through the service, not the tool: the tool waits for its job to end,
+   * and these tests need one still running to stop and terminate.
+   */
+  async function running(): Promise<{ job: string; instance: string }> {
+    const { instance, token } = await ops.start({
+      contextName: "Integrity Check",
+      parameters: { folder: "@root@" },
+    });
+    return { job: token ?? instance.token ?? instance.id, instance: instance.id };
+  }
+
   async function state(id: string): Promise<string> {
     return (await ops.instance(id)).state;
   }
 
-  it("starts an Integrity Check of a folder as a job that completes", async () => {
+  it("starts an Integrity Check of a folder as a job and answers its outcome", async () => {
     const top = DEMO.entities.find((e) => e.type === "SO" && e.title === "Harbour Town Council")?.ref ?? "";
     const res = await mcp.raw("control_workflow", { action: "start", folder: top });
     expect(res.isError, textOf(res)).toBeFalsy();
@@ -41,7 +53,7 @@ describe.each(ERAS)("control_workflow (%s)", (era) => {
     expect(a.folder.title).toBe("Harbour Town Council");
     expect(textOf(res)).toMatch(
       new RegExp(
-        `^Integrity Check of “Harbour Town Council” \\(${top}\\) started as job ${a.job} .*follow it with \`job_status\``,
+        `^Integrity Check of “Harbour Town Council” \\(${top}\\), workflow instance #${a.instance}: (done \\(job ${a.job}\\)|still running as job ${a.job})`,
       ),
     );
     let s = await state(a.instance);
@@ -55,10 +67,7 @@ describe.each(ERAS)("control_workflow (%s)", (era) => {
   });
 
   it("terminate: the preview changes nothing; the confirmed call aborts it", async () => {
-    const started = await mcp.call<{ job: string; instance: string }>("control_workflow", {
-      action: "start",
-      folder: "@root@",
-    });
+    const started = await running();
     await mcp.call("control_workflow", {
       action: "stop",
       ids: [started.instance],
@@ -87,10 +96,7 @@ describe.each(ERAS)("control_workflow (%s)", (era) => {
   });
 
   it("refuses a confirmation when the instance changed since the preview", async () => {
-    const started = await mcp.call<{ instance: string }>("control_workflow", {
-      action: "start",
-      folder: "@root@",
-    });
+    const started = await running();
     const p = await mcp.call<Preview>("control_workflow", { action: "terminate", ids: [started.instance] });
     await ops.change("stop", [started.instance]);
     const res = await mcp.raw("control_workflow", {

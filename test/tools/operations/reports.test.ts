@@ -59,13 +59,13 @@ describe.each(ERAS)("reports (%s)", (era) => {
     );
   });
 
-  it("runs storage-by-folder as a job and summarises the result with computed totals", async () => {
+  it("runs storage-by-folder, answers done within the wait, and summarises the result with computed totals", async () => {
     const run = await mcp.raw("reports", { action: "run", report: "storage-by-folder" });
     expect(run.isError, textOf(run)).toBeFalsy();
     const { job } = run.structuredContent as { job: string };
-    expect(textOf(run)).toMatch(`started as job ${job}; follow it with \`job_status\``);
-    expect(textOf(run)).toContain(`the full CSV will be the resource ${reportUri(job)}`);
-    expect(await finish(mcp, job)).toBe("COMPLETED");
+    expect(textOf(run)).toContain(`: done (job ${job}).`);
+    expect(textOf(run)).toContain(`the full CSV is the resource ${reportUri(job)}`);
+    expect(run.structuredContent).toMatchObject({ state: "COMPLETED", finished: true });
 
     const res = await mcp.raw("reports", { action: "result", job, rows: 2 });
     expect(res.isError, textOf(res)).toBeFalsy();
