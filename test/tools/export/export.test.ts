@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
+import { serviceClientOf } from "../../../src/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { authed, login, startTestRepository } from "../../helpers/repository.js";
 
@@ -134,7 +135,9 @@ describe.each(ERAS)("export (%s)", (era) => {
 
   it("a dangling link where the package would be saved is refused with a clear answer", async () => {
     const dest = insertEntity(repo.svc.db, { type: "SO", title: `Empty ${era}`, securityTag: "open" }).ref;
-    const { job } = await mcp.call<{ job: string }>("export", { ref: dest });
+    // Started through the service, not the tool (which saves a quick export at once): the link must be in
+    // place before anything tries to save the package.
+    const job = await serviceClientOf(mcp.deps.session).export.start(dest, "SO");
     const target = join(downloads, `export-${job}.zip`);
     symlinkSync(join(root, "no-such-file.zip"), target);
     let res = await mcp.raw("job_status", { job, waitSeconds: 20 });

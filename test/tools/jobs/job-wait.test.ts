@@ -58,7 +58,6 @@ describe.each(ERAS)("a job still running after the wait (%s)", (era) => {
       `Moving asset “Box 12” from “/Boxes” to “/Shelves”: still running as job ${out.job}; the service gives no estimate yet. Follow it with \`job_status\` (waitSeconds waits for it).`,
     );
     expect(waited).toBeGreaterThanOrEqual(900);
-    expect(waited).toBeLessThan(2500);
     expect(notes.length).toBeGreaterThan(0);
     const entries = readFileSync(auditPath, "utf8")
       .trim()
