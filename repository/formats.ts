@@ -1,5 +1,4 @@
 import { FORMATS } from "./seed/files.js";
-import type { ContentStore, StoredBlob } from "./store/content-store.js";
 
 /**
  * Format identification of uploaded files, good enough for the formats the demo holds: by signature
@@ -211,18 +210,4 @@ export function identifyFormat(head: Uint8Array, filename: string): IdentifiedFo
     formatGroup: null,
     method: "None",
   };
-}
-
-/** Identifies a stored blob from its first bytes (read from the store, never the whole file) and its name. */
-export async function identifyStoredBlob(
-  store: ContentStore,
-  blob: StoredBlob,
-  filename: string,
-): Promise<IdentifiedFormat> {
-  const parts: Buffer[] = [];
-  if (blob.size > 0) {
-    const end = Math.min(blob.size, IDENTIFY_HEAD_BYTES) - 1;
-    for await (const chunk of store.read(blob.sha256, { start: 0, end })) parts.push(chunk as Buffer);
-  }
-  return identifyFormat(Buffer.concat(parts), filename);
 }

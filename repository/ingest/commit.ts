@@ -1,6 +1,7 @@
 import { utcInstant } from "../dates.js";
 import type { ActionItemRow } from "../store/actions/read.js";
 import { recordItems, setActionStatus, setActionTotal } from "../store/actions/write.js";
+import { saveGenerationProperties } from "../store/characterisation/properties.js";
 import type { Db } from "../store/db.js";
 import {
   addBitstream,
@@ -195,6 +196,9 @@ function addGenerationOf(
       blob: f.blob as NonNullable<PlannedFile["blob"]>,
     });
   }
+  // A generation is described by its first file (as its format is).
+  const properties = g.files[0]?.properties;
+  if (properties) saveGenerationProperties(db, id, properties);
 }
 
 /** One item per file (its asset's ref when done), per missing file, and per failed empty folder. */

@@ -1,4 +1,5 @@
 import type { IdentifiedFormat } from "../formats.js";
+import type { TechnicalProperty } from "../store/characterisation/properties.js";
 import type { StoredBlob } from "../store/content-store.js";
 
 /**
@@ -36,6 +37,8 @@ export interface PlannedFile {
   /** Set once its bytes are in the content store. */
   blob?: StoredBlob;
   format?: IdentifiedFormat;
+  /** Its technical properties, from characterisation once stored. */
+  properties?: TechnicalProperty[];
 }
 
 export interface PlannedGeneration {

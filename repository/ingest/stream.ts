@@ -1,4 +1,4 @@
-import { IDENTIFY_HEAD_BYTES, identifyFormat } from "../formats.js";
+import { characteriseStoredBlob } from "../characterise/characterise.js";
 import type { ContentStore, StoredBlob } from "../store/content-store.js";
 import { filesOf, type IngestPlan, type PlannedAsset, type PlannedFile } from "./plan.js";
 import { EntryDamaged, type PackageEntry, type ZipPackage } from "./zip.js";
@@ -61,15 +61,13 @@ export async function streamFiles(
     }
     const entry = entries.get(file.entryPath) as PackageEntry;
     try {
-      let head: Buffer | undefined;
-      const source = async function* () {
-        for await (const chunk of coalesce(pkg.chunks(entry))) {
-          head ??= Buffer.from(chunk.subarray(0, IDENTIFY_HEAD_BYTES));
-          yield chunk;
-        }
-      };
-      file.blob = await content.putStream(source(), { verify: (blob) => verifyDeclared(file, blob) });
-      file.format = identifyFormat(head ?? Buffer.alloc(0), file.filename);
+      file.blob = await content.putStream(coalesce(pkg.chunks(entry)), {
+        verify: (blob) => verifyDeclared(file, blob),
+      });
+      // Identified and characterised from the stored file: the parts its readers need, not the whole.
+      const { format, properties } = await characteriseStoredBlob(content, file.blob, file.filename);
+      file.format = format;
+      file.properties = properties;
       done++;
     } catch (err) {
       if (!(err instanceof DeclaredMismatch) && !(err instanceof EntryDamaged)) throw err;
@@ -96,7 +94,7 @@ export async function streamFiles(
 /** Chunks handed to the content store at once: larger than the zip reader's (16 KiB), so far fewer writes. */
 const STORE_CHUNK_BYTES = 1024 * 1024;
 
-/** The chunks of `source` gathered into pieces of about STORE_CHUNK_BYTES (the first is at least the format head). */
+/** The chunks of `source` gathered into pieces of about STORE_CHUNK_BYTES . */
 async function* coalesce(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let parts: Buffer[] = [];
   let size = 0;

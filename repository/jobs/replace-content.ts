@@ -1,4 +1,4 @@
-import { identifyStoredBlob } from "../formats.js";
+import { characteriseStoredBlob } from "../characterise/characterise.js";
 import { handledRefs } from "../store/actions/read.js";
 import { recordItem } from "../store/actions/write.js";
 import type { StoredBlob } from "../store/content-store.js";
@@ -36,7 +36,7 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
   if (!content.has(p.blob.sha256)) {
     return fail("The uploaded file is no longer in the content store; upload it again");
   }
-  const format = await identifyStoredBlob(content, p.blob, p.filename);
+  const { format, properties } = await characteriseStoredBlob(content, p.blob, p.filename);
   let outcome: ActionOutcome | undefined;
   try {
     outcome = db.transaction((): ActionOutcome | undefined => {
@@ -54,7 +54,7 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
       const generation = addReplacementGeneration(
         db,
         co.ref,
-        { filename: p.filename, format, blob: p.blob },
+        { filename: p.filename, format, properties, blob: p.blob },
         date,
       );
       recordChange(db, {

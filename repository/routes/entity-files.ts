@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { propertiesOnRead } from "../characterise/on-read.js";
 import { Permission } from "../store/auth.js";
 import {
   type BitstreamRecord,
@@ -78,9 +79,12 @@ export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
     );
   });
 
-  api.get("/content-objects/:ref/generations/:n", (c) => {
+  api.get("/content-objects/:ref/generations/:n", async (c) => {
     const g = readableGeneration(c);
-    return xml(c, generationDocument(c.get("render"), g, bitstreamsOf(c.get("svc").db, g.id)));
+    const { db, content } = c.get("svc");
+    const bitstreams = bitstreamsOf(db, g.id);
+    const properties = await propertiesOnRead(db, content, g.id, bitstreams);
+    return xml(c, generationDocument(c.get("render"), g, bitstreams, properties));
   });
 
   api.get("/content-objects/:ref/generations/:n/bitstreams/:m", (c) => {

@@ -56,7 +56,7 @@ parentPort.on("message", async ({ bytes, maxChars }) => {
       length += text.length + 1;
       page.cleanup();
     }
-    parentPort.postMessage({ text: parts.join("\\n").slice(0, maxChars) });
+    parentPort.postMessage({ text: parts.join("\\n").slice(0, maxChars), pages: pdf.numPages });
   } catch (err) {
     parentPort.postMessage({ error: String((err && err.message) || err) });
   } finally {
@@ -71,11 +71,18 @@ function libraryPath(): string {
   return library;
 }
 
+/** What one reading of a PDF gave: its text (up to the cap asked for) and its page count. */
+interface PdfRead {
+  text: string;
+  pages: number | null;
+}
+const UNREAD: PdfRead = { text: "", pages: null };
+
 interface Job {
   bytes: Uint8Array;
   maxChars: number;
   timeoutMs: number;
-  resolve: (text: string) => void;
+  resolve: (read: PdfRead) => void;
 }
 
 /** One extraction worker, fed one file at a time. */
@@ -85,7 +92,7 @@ class PdfExtractor {
   private busy = false;
   private idle: NodeJS.Timeout | undefined;
 
-  extract(bytes: Uint8Array, maxChars: number, timeoutMs: number): Promise<string> {
+  extract(bytes: Uint8Array, maxChars: number, timeoutMs: number): Promise<PdfRead> {
     return new Promise((resolve) => {
       this.queue.push({ bytes, maxChars, timeoutMs, resolve });
       this.next();
@@ -127,7 +134,7 @@ class PdfExtractor {
     this.busy = true;
     this.worker ??= this.start();
     const worker = this.worker;
-    const finish = (text: string, broken: boolean) => {
+    const finish = (read: PdfRead, broken: boolean) => {
       clearTimeout(timer);
       worker.off("message", onMessage);
       worker.off("error", onFailure);
@@ -135,12 +142,13 @@ class PdfExtractor {
       // A worker that timed out or died is replaced for the next file.
       if (broken && this.worker === worker) this.stop();
       this.busy = false;
-      job.resolve(text);
+      job.resolve(read);
       this.next();
     };
-    const onMessage = (m: { text?: string }) => finish(m.text ?? "", false);
-    const onFailure = () => finish("", true);
-    const timer = setTimeout(() => finish("", true), job.timeoutMs);
+    const onMessage = (m: { text?: string; pages?: number }) =>
+      finish({ text: m.text ?? "", pages: m.pages ?? null }, false);
+    const onFailure = () => finish(UNREAD, true);
+    const timer = setTimeout(() => finish(UNREAD, true), job.timeoutMs);
     worker.on("message", onMessage);
     worker.once("error", onFailure);
     worker.once("exit", onFailure);
@@ -156,7 +164,19 @@ const extractor = new PdfExtractor();
  * The text of a PDF, pages in order, at most `maxChars` characters; "" when it is not a readable PDF,
  * is larger than PDF_MAX_BYTES, or takes longer than `timeoutMs`. Never throws.
  */
-export function pdfText(bytes: Uint8Array, opts: { maxChars: number; timeoutMs?: number }): Promise<string> {
-  if (bytes.length === 0 || bytes.length > PDF_MAX_BYTES) return Promise.resolve("");
-  return extractor.extract(bytes, opts.maxChars, opts.timeoutMs ?? PDF_TIMEOUT_MS);
+export async function pdfText(
+  bytes: Uint8Array,
+  opts: { maxChars: number; timeoutMs?: number },
+): Promise<string> {
+  if (bytes.length === 0 || bytes.length > PDF_MAX_BYTES) return "";
+  return (await extractor.extract(bytes, opts.maxChars, opts.timeoutMs ?? PDF_TIMEOUT_MS)).text;
+}
+
+/**
+ * The number of pages of a PDF (characterisation), read by the same worker without extracting any text;
+ * null when it is not a readable PDF, is larger than PDF_MAX_BYTES, or takes longer than `timeoutMs`.
+ */
+export async function pdfPageCount(bytes: Uint8Array, timeoutMs = PDF_TIMEOUT_MS): Promise<number | null> {
+  if (bytes.length === 0 || bytes.length > PDF_MAX_BYTES) return null;
+  return (await extractor.extract(bytes, 0, timeoutMs)).pages;
 }

@@ -177,6 +177,14 @@ export class ContentStore {
     return createReadStream(this.pathOf(sha256), range);
   }
 
+  /**
+   * The blob's file on disk, for libraries that read a file by parts themselves (EXIF readers seek to a
+   * TIFF directory that may sit at the end of a large scan); read only, never written through.
+   */
+  filePath(sha256: string): string {
+    return this.pathOf(sha256);
+  }
+
   /** Removes a blob; false when it was not there. Callers first make sure nothing references it. */
   remove(sha256: string): boolean {
     const path = this.pathOf(sha256);

@@ -1,3 +1,4 @@
+import type { TechnicalProperty } from "../store/characterisation/properties.js";
 import type {
   BitstreamRecord,
   EntitySummary,
@@ -91,6 +92,7 @@ export function generationDocument(
   ctx: RenderContext,
   g: GenerationRecord,
   bitstreams: BitstreamRecord[],
+  properties: readonly TechnicalProperty[] = [],
 ): string {
   const w = openDocument(ctx, "GenerationResponse");
   w.open("xip:Generation", {
@@ -112,7 +114,17 @@ export function generationDocument(
       .opt("xip:FormatVersion", g.format_version)
       .close("xip:Format");
   }
-  w.close("xip:Formats").leaf("xip:Properties").close("xip:Generation");
+  w.close("xip:Formats").open("xip:Properties");
+  // Technical properties from characterisation, after Formats as the XIP schema orders a Generation.
+  for (const p of properties) {
+    w.open("xip:Property")
+      .opt("xip:Group", p.group)
+      .leaf("xip:PUID", p.puid)
+      .leaf("xip:PropertyName", p.name)
+      .leaf("xip:Value", p.value)
+      .close("xip:Property");
+  }
+  w.close("xip:Properties").close("xip:Generation");
   w.open("Bitstreams");
   for (const b of bitstreams) {
     w.leaf("Bitstream", bitstreamUrl(ctx, g.co_ref, g.idx, b.idx), { filename: b.filename });

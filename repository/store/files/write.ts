@@ -1,4 +1,5 @@
 import type { IdentifiedFormat } from "../../formats.js";
+import { saveGenerationProperties, type TechnicalProperty } from "../characterisation/properties.js";
 import type { StoredBlob } from "../content-store.js";
 import type { Db } from "../db.js";
 import {
@@ -20,6 +21,8 @@ import { prepared } from "../statements.js";
 export interface UploadedFile {
   filename: string;
   format: IdentifiedFormat;
+  /** Its technical properties, from characterisation; without them it is characterised when first read. */
+  properties?: TechnicalProperty[];
   blob: StoredBlob;
 }
 
@@ -48,6 +51,7 @@ export function addReplacementGeneration(db: Db, coRef: string, file: UploadedFi
     mimeType: file.format.mimeType,
     blob: file.blob,
   });
+  if (file.properties) saveGenerationProperties(db, generationId, file.properties);
   const { idx } = prepared(db, "SELECT idx FROM generations WHERE id = ?").get(generationId) as {
     idx: number;
   };

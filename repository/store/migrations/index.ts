@@ -12,6 +12,7 @@ import { storage } from "./010-storage.js";
 import { webhooks } from "./011-webhooks.js";
 import { blobIndex } from "./012-blob-index.js";
 import { blobUsage } from "./013-blob-usage.js";
+import { technicalProperties } from "./014-technical-properties.js";
 
 /**
  * Numbered schema migrations. A data directory records the last one applied (`meta.schema_version`);
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   webhooks,
   blobIndex,
   blobUsage,
+  technicalProperties,
 ];
 
 /** The schema version this program writes. */

@@ -10,12 +10,13 @@ import {
   formatLabel,
   generationFacts,
   pickGeneration,
+  propertiesText,
 } from "../support/files.js";
 import { KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { windowOf } from "../support/paging.js";
 import { schemaName } from "../support/schemas.js";
 import { clip, formatBytes, lines } from "../support/text.js";
-import { crumb, entityRef, fixity, format, kind, READ_ONLY } from "./params.js";
+import { crumb, entityRef, fixity, format, kind, READ_ONLY, technicalProperty } from "./params.js";
 
 const MAX_LIST = 20;
 const MAX_FILES = 10;
@@ -73,6 +74,8 @@ const output = z.object({
         representation: z.string().optional(),
         generation: z.number(),
         formats: z.array(format),
+        /** Technical properties from characterisation (image dimensions, colour space, pages, duration, …). */
+        properties: z.array(technicalProperty).optional(),
         bitstreams: z.array(
           z.object({
             index: z.number(),
@@ -231,6 +234,7 @@ export default defineTool({
               .map((f) =>
                 lines(
                   `- ${f.representation ? `${f.representation} ` : ""}content object ${f.contentObject}${f.title ? ` "${f.title}"` : ""}, generation ${f.generation}: ${formatLabel(f.formats)}`,
+                  f.properties && `    ${propertiesText(f.properties)}`,
                   // Exact bytes and every fixity in full: a person compares them with a copy they hold.
                   ...f.bitstreams.map((b) =>
                     lines(
@@ -348,6 +352,7 @@ async function filesOf(ctx: ToolContext, list: ObjectList, note: Note) {
       ...(co.representation ? { representation: co.representation } : {}),
       generation: g.generation,
       formats: g.formats,
+      ...(g.properties.length ? { properties: g.properties } : {}),
       bitstreams: g.bitstreams,
     };
   });

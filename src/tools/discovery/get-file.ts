@@ -15,13 +15,15 @@ import {
   compactFormats,
   formatLabel,
   namedObjects,
+  propertiesText,
   type ResolvedFile,
   resolveFile,
+  technicalProperties,
 } from "../support/files.js";
 import { extractPdfText, looksLikePdf, PDF_TEXT_MAX_BYTES, PDF_TEXT_MAX_CHARS } from "../support/pdf-text.js";
 import { pickFile } from "../support/pick-file.js";
 import { formatBytes, lines } from "../support/text.js";
-import { fileChoice, fixity, format, READ_ONLY } from "./params.js";
+import { fileChoice, fixity, format, READ_ONLY, technicalProperty } from "./params.js";
 
 const DEFAULT_TEXT_BYTES = 16 * 1024;
 const MAX_TEXT_BYTES = 64 * 1024;
@@ -53,6 +55,8 @@ const output = z.object({
   filename: z.string(),
   size: z.number(),
   formats: z.array(format),
+  /** Technical properties from characterisation (image dimensions, colour space, camera, pages, duration, …). */
+  properties: z.array(technicalProperty).optional(),
   fixities: z.array(fixity),
   mimeType: z.string().optional(),
   uri: z.string(),
@@ -69,7 +73,7 @@ export default defineTool({
   name: "get_file",
   title: "Get a file",
   description:
-    "One file of an asset (default: first preservation file; or pick by name/format) or content object: name, size, format, fixity; the text of text files (txt, CSV, XML, JSON) and PDFs (extracted), else a resource link to the bytes.",
+    "One file of an asset (default: first preservation file; or pick by name/format) or content object: name, size, format, technical properties (dimensions, pages, duration), fixity; the text of text files (txt, CSV, XML, JSON) and PDFs (extracted), else a resource link to the bytes.",
   toolset: "discovery",
   inputSchema: input,
   outputSchema: output,
@@ -81,6 +85,7 @@ export default defineTool({
     const g = file.generation;
     const gen = { index: g.index };
     const formats = compactFormats(g.formats);
+    const properties = technicalProperties(g);
     const uri = bitstreamUri(coRef, gen.index, bitstream);
     const filename = facts.filename;
     const base = {
@@ -92,6 +97,7 @@ export default defineTool({
       filename,
       size: facts.size,
       formats,
+      ...(properties.length ? { properties } : {}),
       fixities: facts.fixities,
       uri,
       ...(otherFiles ? { otherFiles } : {}),
@@ -99,6 +105,7 @@ export default defineTool({
     const where = `content object ${coRef}${representation ? ` (${representation} copy of asset ${asset})` : ""}, generation ${gen.index}, file ${bitstream}`;
     const head = lines(
       `${filename}, ${formatBytes(facts.size)}, ${formatLabel(formats)}; ${where}`,
+      properties.length > 0 && `Technical properties: ${propertiesText(properties)}`,
       facts.fixities.length > 0 &&
         `Fixity: ${facts.fixities.map((f) => `${f.algorithm} ${f.value}`).join("; ")}`,
       otherFiles

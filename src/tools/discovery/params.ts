@@ -68,6 +68,14 @@ export const format = z.object({
   version: z.string().optional(),
 });
 
+/** A technical property from characterisation ("Image Width" 3502), with its group and PUID when given. */
+export const technicalProperty = z.object({
+  name: z.string(),
+  value: z.string(),
+  group: z.string().optional(),
+  puid: z.string().optional(),
+});
+
 /** All four hints, the same for every discovery tool: they only read. */
 export const READ_ONLY = {
   readOnlyHint: true,

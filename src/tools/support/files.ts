@@ -58,6 +58,7 @@ export interface GenerationFacts {
   /** Generations the content object has in all. */
   generations: number;
   formats: FileFormat[];
+  properties: TechnicalProperty[];
   bitstreams: BitstreamFacts[];
   /** Bitstreams left out beyond the cap. */
   moreBitstreams: number;
@@ -109,6 +110,7 @@ export async function generationFacts(
     generation: gen.index,
     generations: gen.count,
     formats: compactFormats(g.formats),
+    properties: technicalProperties(g),
     bitstreams,
     moreBitstreams: g.bitstreams.length - listed.length,
   };
@@ -121,6 +123,35 @@ export function compactFormats(formats: FileFormat[]): FileFormat[] {
     ...(f.name ? { name: f.name } : {}),
     ...(f.version ? { version: f.version } : {}),
   }));
+}
+
+/** A technical property as the tools report it: name and value, with its group and PUID when known. */
+export interface TechnicalProperty {
+  name: string;
+  value: string;
+  group?: string;
+  puid?: string;
+}
+
+/** A generation's technical properties (dimensions, colour space, camera, pages, duration, …) that have a name and a value. */
+export function technicalProperties(g: Pick<Generation, "properties">): TechnicalProperty[] {
+  return g.properties.flatMap((p) =>
+    p.name && p.value !== undefined
+      ? [
+          {
+            name: p.name,
+            value: p.value,
+            ...(p.group ? { group: p.group } : {}),
+            ...(p.puid ? { puid: p.puid } : {}),
+          },
+        ]
+      : [],
+  );
+}
+
+/** "Image Width 3502; Image Height 2400; Colour Space RGB": every property, for the text of an answer. */
+export function propertiesText(props: readonly TechnicalProperty[]): string {
+  return props.map((p) => `${p.name} ${p.value}`).join("; ");
 }
 
 /** "Plain Text File (x-fmt/111)". */

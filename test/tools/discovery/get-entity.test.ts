@@ -103,6 +103,25 @@ describe("get_entity", () => {
     ]);
   });
 
+  it("gives each file's technical properties (a picture's dimensions, a PDF's pages) in text and structure", async () => {
+    const seed = seedFile("mapNorthQuay1850");
+    const width = String(seed.bytes.readUInt32BE(16));
+    const height = String(seed.bytes.readUInt32BE(20));
+    const res = await mcp.raw("get_entity", { ref: DEMO.refs.mapNorthQuay1850, include: ["files"] });
+    const files = (res.structuredContent as { files: { properties?: { name: string; value: string }[] }[] })
+      .files;
+    const props = files[0]?.properties ?? [];
+    expect(props).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "Image Width", value: width }),
+        expect.objectContaining({ name: "Image Height", value: height }),
+      ]),
+    );
+    expect(textOf(res)).toContain(props.map((p) => `${p.name} ${p.value}`).join("; "));
+    const pdf = await mcp.raw("get_entity", { ref: DEMO.refs.pdfAsset, include: ["files"] });
+    expect(textOf(pdf)).toMatch(/Page Count 1/);
+  });
+
   it("says a folder holds no files rather than failing", async () => {
     const res = await mcp.raw("get_entity", { ref: DEMO.refs.photographs, include: ["files"] });
     expect(res.isError).toBeFalsy();

@@ -186,6 +186,30 @@ describe("get_file", () => {
     expect(textOf(res).length).toBeLessThan(1500);
   });
 
+  it("says what resolution a picture is: its technical properties in the text and the structured content", async () => {
+    const seed = seedFile("photoNorthQuay1890");
+    // The PNG's own header says its dimensions (IHDR: width at byte 16, height at byte 20).
+    const width = String(seed.bytes.readUInt32BE(16));
+    const height = String(seed.bytes.readUInt32BE(20));
+    const res = await mcp.raw("get_file", { ref: DEMO.refs.pngAsset });
+    const a = res.structuredContent as unknown as Answer & {
+      properties?: { name: string; value: string; group?: string; puid?: string }[];
+    };
+    expect(a.properties).toEqual(
+      expect.arrayContaining([
+        { name: "Image Width", value: width, group: "Image", puid: "prp/3" },
+        expect.objectContaining({ name: "Image Height", value: height }),
+        expect.objectContaining({ name: "Colour Space", value: "RGB" }),
+      ]),
+    );
+    // Every property the structured content holds is in the text.
+    const line = textOf(res)
+      .split("\n")
+      .find((l) => l.startsWith("Technical properties: "));
+    for (const p of a.properties ?? []) expect(line).toContain(`${p.name} ${p.value}`);
+    expect(line).toContain(`Image Width ${width}; Image Height ${height}`);
+  });
+
   it("chooses the access copy when asked, and a content object directly", async () => {
     const seed = seedFile("mapNorthQuay1850", "Access");
     const access = await mcp.call<Answer>("get_file", {
