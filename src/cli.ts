@@ -23,6 +23,8 @@ const MCP_OPTIONS = `MCP server options (each also an environment variable; see 
                          server's /webhook endpoint (PRESERVATION_WEBHOOK_URL)
   --state-url URL        Valkey/Redis shared by several instances of a team server: single-use tokens,
                          leases, rate budgets, the audit trail (PRESERVATION_STATE_URL); unset: in-process
+  --identity MODE        service (default: one repository account) or person (with --http and OAuth: each
+                         caller signs in to the repository as themselves) (PRESERVATION_IDENTITY)
   -- DIR...              after all options: more ingest folders, one argument each (as MCP Bundle hosts pass them)
 
 Environment only:

@@ -39,6 +39,8 @@ export const MUST_BE: Record<string, string> = {
     "must be the URL of the authorization server's signing keys (JWKS), https (http only on loopback)",
   PRESERVATION_OAUTH_AUDIENCE:
     "must be the URL clients use to reach this server's /mcp endpoint, such as https://mcp.example.org/mcp",
+  PRESERVATION_IDENTITY:
+    "must be service (one repository account for the server) or person (each caller signs in)",
   PRESERVATION_WEBHOOK_URL:
     "must be the http(s) URL at which the repository service reaches this server's /webhook endpoint, such as https://mcp.example.org/webhook",
 };
@@ -191,6 +193,7 @@ export const ConfigSchema = z
       "PRESERVATION_STATE_URL",
       (url) => (url.protocol === "redis:" || url.protocol === "rediss:") && url.hostname !== "",
     ).optional(),
+    PRESERVATION_IDENTITY: z.enum(["service", "person"], MUST_BE.PRESERVATION_IDENTITY).default("service"),
     PRESERVATION_OAUTH_ISSUER: oauthUrl("PRESERVATION_OAUTH_ISSUER").optional(),
     PRESERVATION_OAUTH_JWKS_URL: oauthUrl("PRESERVATION_OAUTH_JWKS_URL").optional(),
     PRESERVATION_WEBHOOK_URL: z
@@ -224,7 +227,12 @@ export const ConfigSchema = z
       .optional(),
   })
   .superRefine((c, ctx) => {
-    if (c.PRESERVATION_URL && (!c.PRESERVATION_USERNAME || !c.PRESERVATION_PASSWORD)) {
+    // A person mode server has no account of its own: each caller signs in as themselves.
+    if (
+      c.PRESERVATION_IDENTITY === "service" &&
+      c.PRESERVATION_URL &&
+      (!c.PRESERVATION_USERNAME || !c.PRESERVATION_PASSWORD)
+    ) {
       ctx.addIssue({
         code: "custom",
         path: [c.PRESERVATION_USERNAME ? "PRESERVATION_PASSWORD" : "PRESERVATION_USERNAME"],
@@ -300,6 +308,11 @@ export interface Config {
    * --"), so a mistake found after parsing (an unknown toolset, a missing folder) names what was typed.
    */
   names: Readonly<Record<string, string>>;
+  /**
+   * Who the repository sees: `service` (the configured account, for every caller) or `person` (HTTP with
+   * OAuth: each caller signs in as themselves on this server's sign-in page; see src/identity/).
+   */
+  identity: "service" | "person";
 }
 
 export class ConfigError extends Error {
@@ -322,6 +335,7 @@ const FLAG_TO_ENV: Record<string, string> = {
   "audit-log": "PRESERVATION_AUDIT_LOG",
   "webhook-url": "PRESERVATION_WEBHOOK_URL",
   "state-url": "PRESERVATION_STATE_URL",
+  identity: "PRESERVATION_IDENTITY",
 };
 
 /** Where the embedded default keeps its data when PRESERVATION_DATA_DIR is unset: $XDG_DATA_HOME/preservation-mcp, else ~/.local/share/preservation-mcp. */
@@ -345,6 +359,7 @@ export const CONFIG_OPTIONS = {
   "audit-log": { type: "string" },
   "webhook-url": { type: "string" },
   "state-url": { type: "string" },
+  identity: { type: "string" },
   http: { type: "boolean" },
   host: { type: "string", default: "127.0.0.1" },
   port: { type: "string", default: "3000" },
@@ -461,6 +476,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       `PRESERVATION_OAUTH_AUDIENCE is required when --host is ${host}: set it to the URL clients use to reach /mcp (such as https://mcp.example.org/mcp), the audience their access tokens are issued for`,
     );
   }
+  if (c.PRESERVATION_IDENTITY === "person") personModeAllowed(http, source.PRESERVATION_IDENTITY ?? "");
   return {
     url: c.PRESERVATION_URL,
     username: c.PRESERVATION_USERNAME,
@@ -479,7 +495,31 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ...(c.PRESERVATION_AUDIT_LOG ? { auditLog: resolve(c.PRESERVATION_AUDIT_LOG) } : {}),
     ...(c.PRESERVATION_STATE_URL ? { stateUrl: c.PRESERVATION_STATE_URL } : {}),
     names: source,
+    identity: c.PRESERVATION_IDENTITY,
   };
+}
+
+/**
+ * Person mode needs a caller who is someone: an OAuth subject, over HTTP. Over stdio (and with a shared
+ * static token) there is only the configured account; live resources subscribe with that account too.
+ */
+function personModeAllowed(http: Config["http"], name: string): void {
+  const what = `${name} person`;
+  if (!http.enabled || !http.oauth) {
+    throw new ConfigError(
+      `${what} needs --http with OAuth (PRESERVATION_OAUTH_ISSUER and PRESERVATION_OAUTH_JWKS_URL): each caller is an OAuth subject who signs in to the repository as themselves; without them use identity service`,
+    );
+  }
+  if (http.token) {
+    throw new ConfigError(
+      `${what} cannot be used with PRESERVATION_HTTP_TOKEN: a shared static token names no person; remove it and let clients use OAuth`,
+    );
+  }
+  if (http.webhookUrl) {
+    throw new ConfigError(
+      `${what} cannot be used with PRESERVATION_WEBHOOK_URL yet: live resources subscribe with the server's own account, which person mode does not have`,
+    );
+  }
 }
 
 /**

@@ -5,12 +5,20 @@ import { isServiceError } from "./api/errors.js";
 import { type Config, ConfigError, loadConfig, passwordInClearWarning } from "./config.js";
 import type { EmbeddedTarget } from "./embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
+import type { PersonRuntime } from "./identity/runtime.js";
 import { createLogger } from "./log.js";
 import { canWrite } from "./oauth/resource-server.js";
 import { sessionReadiness, withSharedState } from "./readiness.js";
 import { commandHere } from "./self-command.js";
-import { serveOverHttp, serveOverStdio } from "./serve.js";
-import { buildServer, readOnlyDeps, type ServerDeps, serviceClientOf, type Watching } from "./server.js";
+import { type Readiness, serveOverHttp, serveOverStdio } from "./serve.js";
+import {
+  buildServer,
+  personDeps,
+  readOnlyDeps,
+  type ServerDeps,
+  serviceClientOf,
+  type Watching,
+} from "./server.js";
 import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
 import { openSharedState } from "./state/index.js";
 import { ALL_TOOLS } from "./tools/index.js";
@@ -23,6 +31,8 @@ export interface Runtime {
   config: Config;
   deps: ServerDeps;
   embedded?: EmbeddedTarget;
+  /** Identity "person": each caller's own repository session, and the sign-in page. */
+  person?: PersonRuntime;
   close(): Promise<void>;
 }
 
@@ -41,6 +51,34 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   if (inClear) log.warn(inClear);
   // The embedded service is loaded only when it is used: against a remote service its code stays out of memory.
   const embedded = config.url ? undefined : await (await import("./embedded.js")).startEmbedded(config, log);
+  if (config.identity === "person") {
+    // People's sessions are kept (sealed) in the shared state, so every instance serves them.
+    const state = await openSharedState(config.stateUrl, log);
+    const person = (await import("./identity/runtime.js")).preparePersonMode(
+      config,
+      embedded?.url ?? (config.url as string),
+      state,
+      log,
+    );
+    const deps: ServerDeps = {
+      config,
+      session: person.nobody,
+      log,
+      audience: audienceFrom(config, undefined),
+      state,
+    };
+    return {
+      config,
+      deps,
+      embedded,
+      person,
+      async close() {
+        await person.close();
+        await state.close();
+        await embedded?.repository.close();
+      },
+    };
+  }
   const session = new Session({
     url: embedded?.url ?? (config.url as string),
     username: embedded?.username ?? (config.username as string),
@@ -111,8 +149,9 @@ function serving(runtime: Runtime): { tools: string[]; target: string; who: stri
   const state = deps.session.state;
   const failure = deps.session.signInFailure;
   // Only an active session is "signed in": a pending challenge is a sign-in a person still has to finish.
-  const who =
-    state.kind === "active"
+  const who = runtime.person
+    ? "each caller signs in as themselves (identity person: tool calls send them to this server's /sign-in page)"
+    : state.kind === "active"
       ? `signed in as ${deps.session.username}`
       : state.kind === "challenge-required"
         ? `not signed in yet: the sign-in as ${deps.session.username} needs ${CHALLENGE_NEEDS[state.challenge.kind]}, given to the complete_sign_in tool`
@@ -151,19 +190,25 @@ export async function runMcpServer(argv: string[]): Promise<void> {
   const runtime = await prepareRuntime(argv);
   const { config, deps } = runtime;
   // Over HTTP with OAuth, a token without the write scope gets the read-only tool list.
-  const factory = (ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
-    buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(deps) : deps, ctx?.watching);
+  const scoped = (d: ServerDeps, ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
+    buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(d) : d, ctx?.watching);
+  const person = runtime.person;
+  const factory = person
+    ? async (ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
+        scoped(await callerDeps(deps, person, ctx?.authInfo), ctx)
+    : (ctx?: { authInfo?: AuthInfo; watching?: Watching }) => scoped(deps, ctx);
   let stopServing: () => Promise<void>;
   if (config.http.enabled) {
+    // Person mode has no account of its own to be signed in: each caller's session is theirs.
+    const ownReadiness: () => Readiness = person ? () => ({ ready: true }) : sessionReadiness(deps.session);
     // A port in use must not leave the embedded service and the session running behind an exited server.
     const http = await serveOverHttp(
       factory,
       {
         ...config.http,
-        readiness: deps.state
-          ? withSharedState(sessionReadiness(deps.session), deps.state)
-          : sessionReadiness(deps.session),
+        readiness: deps.state ? withSharedState(ownReadiness, deps.state) : ownReadiness,
         ...(deps.state ? { state: deps.state } : {}),
+        ...(person ? { pages: person.pages } : {}),
         ...(config.http.webhookUrl
           ? {
               // Loaded only when configured: most servers never use it (start-up time).
@@ -182,11 +227,12 @@ export async function runMcpServer(argv: string[]): Promise<void> {
       await runtime.close();
       throw err;
     });
+    person?.setPublicUrl(http.url);
     deps.log.info({ url: http.url }, `MCP over Streamable HTTP at ${http.url}`);
     process.stderr.write(`listening on ${http.url}\n${banner(runtime)}\n`);
     stopServing = http.close;
   } else {
-    const stdio = serveOverStdio(factory, deps.log);
+    const stdio = serveOverStdio(() => buildServer(deps), deps.log);
     deps.log.info("MCP over stdio");
     if (process.stdin.isTTY) process.stderr.write(stdioGreeting(runtime));
     stopServing = stdio.close;
@@ -207,6 +253,27 @@ export async function runMcpServer(argv: string[]): Promise<void> {
     if (!config.http.enabled) process.stdin.once("end", stop);
     watchForOrphaning(stop);
   });
+}
+
+/**
+ * Person mode: the server as the caller (the OAuth subject) sees it, with their own repository session and
+ * roles; not signed in yet, the role-gated tools stay hidden and each call sends them to the sign-in page.
+ */
+async function callerDeps(
+  deps: ServerDeps,
+  person: PersonRuntime,
+  auth: AuthInfo | undefined,
+): Promise<ServerDeps> {
+  const { subjectOf } = await import("./identity/runtime.js");
+  const subject = subjectOf(auth);
+  // Config allows person mode only with OAuth and no static token, so a verified token always names someone.
+  if (!subject) throw new Error("person mode: a request without an OAuth subject reached the MCP handler");
+  const session = await person.mode.people.sessionFor(subject);
+  const roles = await session.whoAmI(AbortSignal.timeout(deps.config.toolTimeoutSecs * 1000)).then(
+    (me) => me.roles,
+    () => undefined,
+  );
+  return personDeps(deps, session, roles, person.mode.gateFor(subject));
 }
 
 /**

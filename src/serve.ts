@@ -73,13 +73,18 @@ export interface HttpOptions {
    * 2026 listen streams), and the updates. Started once the socket listens; stopped by `close()`.
    */
   live?: LiveResources;
+  /** More pages served beside /mcp (person mode: the sign-in page), behind the same Host/Origin checks. */
+  pages?: Hono;
 }
 
 /**
  * What the MCP server factory learns of the request: the verified OAuth token, when there is one, and the
  * resource subscriptions the instance is to offer (live resources on).
  */
-export type HttpServerFactory = (ctx: { authInfo?: AuthInfo; watching?: Watching }) => McpServer;
+export type HttpServerFactory = (ctx: {
+  authInfo?: AuthInfo;
+  watching?: Watching;
+}) => McpServer | Promise<McpServer>;
 
 type Env = { Bindings: HttpBindings; Variables: { parsedBody: unknown; authInfo?: AuthInfo } };
 
@@ -128,10 +133,11 @@ export async function serveOverHttp(
   // On a loopback bind every loopback name is the same server, whichever address the socket has: a client
   // may say localhost, 127.0.0.1 or [::1] (URL hostnames keep IPv6 brackets). Explicit lists, so the check
   // cannot silently fall away for a spelling the SDK does not recognise as loopback.
-  if (isLoopback(bindHost)) {
-    app.use("*", hostHeaderValidation(LOOPBACK_NAMES));
-    app.use("*", originValidation(LOOPBACK_NAMES));
-  }
+  if (isLoopback(bindHost)) app.use("*", hostHeaderValidation(LOOPBACK_NAMES));
+  // Before the Origin check: the sign-in page sends no referrer, so its form posts carry `Origin: null`; it
+  // guards itself against cross-site posts (a SameSite=Strict cookie and a keyed form token).
+  if (opts.pages) app.route("/", opts.pages);
+  if (isLoopback(bindHost)) app.use("*", originValidation(LOOPBACK_NAMES));
   // Probes carry no token; the answers say up/ready and, when not ready, why in words holding no configuration.
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {

@@ -8,11 +8,12 @@ import { AuditLog, type AuditOutcome, digestArgs } from "./guards/audit.js";
 import { ConfirmationGuard, ConfirmationRequiredSchema, type Decision, planText } from "./guards/confirm.js";
 import { strictInput } from "./guards/strict-inputs.js";
 import { type Audience, changesRepository, isToolVisible } from "./guards/visibility.js";
+import type { PersonGate } from "./identity/gate.js";
 import { offerSubscriptions, type SubscriptionSink } from "./live/subscribe-handlers.js";
 import { LocalPathError } from "./local/roots.js";
 import { registerPrompts } from "./prompts/index.js";
 import { registerResources } from "./resources/index.js";
-import { ChallengeRequired, type Session } from "./session.js";
+import { ChallengeRequired, type Session, SignInRequired } from "./session.js";
 import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "./sign-in.js";
 import { SignInFailed } from "./sign-in-failure.js";
 import { MemoryState } from "./state/memory.js";
@@ -59,6 +60,8 @@ export interface ServerDeps {
   state?: SharedState;
   /** Live server instances, so a change of roles can update their tool lists (list_changed). */
   live?: Set<WeakRef<LiveServer>>;
+  /** Person mode: the caller, who must be signed in to the repository as themselves (`session` is theirs). */
+  person?: PersonGate;
 }
 
 interface LiveServer {
@@ -152,6 +155,22 @@ export function readOnlyDeps(deps: ServerDeps): ServerDeps {
   // Its own set of live servers: a change of roles re-syncs them with this (read-only) audience, and the
   // full audience's re-sync never reaches them.
   return { ...deps, audience, live: new Set() };
+}
+
+/**
+ * The server as one person sees it on a person mode team server: their own session (and so their roles, their
+ * name in confirmations and audit entries, their rights at the service), the process's confirmation key and
+ * audit log. Roles undefined: not signed in yet (role-gated tools stay hidden).
+ */
+export function personDeps(
+  deps: ServerDeps,
+  session: Session,
+  roles: readonly string[] | undefined,
+  person: PersonGate,
+): ServerDeps {
+  guardsOf(deps);
+  const { readOnly, toolsets, features } = deps.audience;
+  return { ...deps, session, audience: { readOnly, toolsets, features, roles }, live: new Set(), person };
 }
 
 /**
@@ -273,6 +292,12 @@ function registerTool(
     async (rawArgs: Record<string, unknown>, ctx) => {
       const signIn = await completeSignInFromAnswer(ctx, deps.session, () => refreshAudience(deps));
       if (signIn) return signIn;
+      // Person mode: nothing runs until the caller is signed in as themselves (sent to the sign-in page).
+      if (deps.person && !tool.withoutSession) {
+        const waitMs = Math.min(120_000, Math.max(1000, deps.config.toolTimeoutSecs * 1000 - 2000));
+        const asked = await deps.person.check(server, ctx, deps.session, tool.name, waitMs);
+        if (asked) return asked;
+      }
       const progressToken = ctx.mcpReq._meta?.progressToken;
       // One overall deadline per call: it aborts the signal every request takes, and stops waiting for
       // whatever does not take it, so a stalled service cannot hold the call past the client's own limit.
@@ -292,6 +317,7 @@ function registerTool(
         audit: auditLog,
         signal: deadline.signal,
         signedIn: () => refreshAudience(deps),
+        ...(deps.person ? { signOut: (deps.person as PersonGate).signOut } : {}),
         async progress(progress, total, message) {
           // The protocol wants each notification's progress above the last: a tool that uploads (bytes) and
           // then waits for its job (percent) would otherwise go backwards, so a lower value is not sent.
@@ -396,6 +422,8 @@ function registerTool(
             )
           : thrown;
         if (err instanceof ChallengeRequired && clientCanElicit(server)) return askForSignInCode(err);
+        // The person's session ended during the call (its lifetime): ask them to sign in again.
+        if (deps.person && err instanceof SignInRequired) return deps.person.ask(server, tool.name, err);
         const message = err instanceof StateUnavailableError ? err.message : toUserMessage(err, tool.name);
         const expected =
           err instanceof StateUnavailableError ||

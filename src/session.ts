@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { AuthApi, type LoginOutcome, type TokenGrant, type TwoFactorOutcome } from "./api/auth.js";
+import { AuthApi, type LoginOutcome, TokenGrant, type TwoFactorOutcome } from "./api/auth.js";
 import { ServiceError } from "./api/errors.js";
 import { type AuthAttempt, type AuthHook, HttpClient, type HttpClientOptions } from "./api/http.js";
 import { silentLogger } from "./log.js";
@@ -36,13 +36,19 @@ export { displayUrl, SignInFailed } from "./sign-in-failure.js";
  *
  * Secrets (password, tokens, continuation tokens) are held in private fields; `toJSON`, `toString` and
  * `util.inspect` show none of them, and log lines never include them.
+ *
+ * A person's session (identity "person", a team server) has no password at all: the person signed in on the
+ * sign-in page, and `person` keeps the grant in the shared state. Where a service session would log in again,
+ * a person's session takes the grant kept there (another instance may have refreshed it, which revokes the
+ * old token), and with none usable it fails with `SignInRequired`: only the person can sign in again.
  */
 
 export interface SessionCredentials {
   /** Service base URL, e.g. https://eu.preservica.com */
   url: string;
   username: string;
-  password: string;
+  /** Absent for a person's session (see `person`): it never logs in by itself. */
+  password?: string;
   tenant?: string;
   /** Log in through /acquire-temp-user (temporary users with a long expiry). */
   temporaryUser?: boolean;
@@ -60,6 +66,40 @@ export interface SessionOptions extends SessionCredentials {
   http?: Omit<HttpClientOptions, "baseUrl" | "logger">;
   /** Waits before each new sign-in attempt after a connection failure (default 0.5, 1, 2 s: four tries). */
   signInRetryDelaysMs?: readonly number[];
+  /** A person's session: where its grant is kept (instead of a password). */
+  person?: PersonGrantStore;
+}
+
+/** A person's repository session as kept between calls and instances (sealed before it is stored). */
+export interface SavedGrant {
+  /** The grant's fields, tokens included (`TokenGrant.sealableFields`). */
+  grant: Record<string, unknown>;
+  /** Client clock when the request that produced the grant was sent (ms since the epoch). */
+  issuedAt: number;
+  /** When the person signed in: the service's session lifetime counts from here. */
+  sessionStart: number;
+}
+
+/** Where a person's session keeps its grant: the shared state, so every instance serves the person. */
+export interface PersonGrantStore {
+  load(): Promise<SavedGrant | undefined>;
+  /** After a refresh: the service revoked the old token, so every instance must take the new one. */
+  save(saved: SavedGrant): Promise<void>;
+}
+
+/**
+ * A person's session has no usable grant (never signed in, signed out, or the service's session lifetime
+ * ended): only the person can sign in again, on the sign-in page. Tool calls answer with its link.
+ */
+export class SignInRequired extends Error {
+  override readonly name = "SignInRequired";
+  constructor(readonly reason: "none" | "ended") {
+    super(
+      reason === "ended"
+        ? "Your repository session has ended (the service's session lifetime); sign in again."
+        : "You are not signed in to the repository yet.",
+    );
+  }
 }
 
 export type ChallengeKind = "email-challenge" | "two-factor" | "two-factor-setup";
@@ -140,13 +180,16 @@ export class Session {
   readonly url: string;
   /** The service URL as people may see it: no credentials, query string or fragment. */
   readonly displayUrl: string;
-  readonly username: string;
   readonly tenant: string | undefined;
   /** The authenticated transport: every request through it carries a fresh token. */
   readonly http: HttpClient;
   readonly stats: SessionStats = { logins: 0, refreshes: 0, failedRefreshes: 0, reloginsAfter401: 0 };
 
-  readonly #password: string;
+  readonly #username: string;
+  readonly #password: string | undefined;
+  readonly #person: PersonGrantStore | undefined;
+  /** A person's token the service refused: never taken back from the shared state. */
+  #deadToken: string | undefined;
   readonly #temporaryUser: boolean;
   readonly #clock: () => number;
   readonly #log: Logger;
@@ -174,9 +217,10 @@ export class Session {
   constructor(opts: SessionOptions) {
     this.url = opts.url;
     this.displayUrl = displayUrl(opts.url);
-    this.username = opts.username;
+    this.#username = opts.username;
     this.tenant = opts.tenant;
     this.#password = opts.password;
+    this.#person = opts.person;
     this.#temporaryUser = opts.temporaryUser ?? false;
     this.#clock = opts.clock ?? Date.now;
     this.#log = (opts.logger ?? silentLogger).child({ component: "session" });
@@ -188,6 +232,16 @@ export class Session {
     this.#plain = new HttpClient({ ...opts.http, baseUrl: opts.url, logger });
     this.#auth = new AuthApi(this.#plain);
     this.http.useAuth(this.#hook());
+  }
+
+  /** The user signed in as: configured, or (a person's session) the one the kept grant names. */
+  get username(): string {
+    return this.#username || this.#details?.user || "";
+  }
+
+  /** Whether this is a person's session (identity "person"): it never logs in with a password. */
+  get isPerson(): boolean {
+    return this.#person !== undefined;
   }
 
   get state(): SessionState {
@@ -406,6 +460,14 @@ export class Session {
           this.stats.refreshes++;
           this.#accept(grant, sentAt, false);
           this.#log.debug({ expiresInMs: grant.validForMs }, "access token refreshed");
+          await this.#person
+            ?.save({ grant: grant.sealableFields(), issuedAt: sentAt, sessionStart: this.#sessionStart })
+            .catch((err: unknown) =>
+              this.#log.warn(
+                { err: String(err) },
+                "could not keep the refreshed session in the shared state",
+              ),
+            );
           return;
         } catch (err) {
           this.stats.failedRefreshes++;
@@ -419,8 +481,9 @@ export class Session {
   }
 
   async #login(signal?: AbortSignal): Promise<void> {
+    if (this.#person) return this.#restore(this.#person);
     this.#current = undefined;
-    const params = { username: this.username, password: this.#password, tenant: this.tenant, signal };
+    const params = { username: this.username, password: this.#password ?? "", tenant: this.tenant, signal };
     // Back-off rides out a blip. A service already found unreachable (after its back-off) gets one attempt
     // per call: the person is fixing it, and each call should say how things stand without a 3.5 s wait.
     const delays = this.#lastFailure?.problem === "unreachable" ? [] : this.#signInRetryDelaysMs;
@@ -456,6 +519,33 @@ export class Session {
       }
       throw this.#needPerson(outcome);
     }
+  }
+
+  /**
+   * A person's session instead of a login: the grant kept in the shared state, unless it is the one this
+   * session already holds (then nothing newer exists), one the service refused, or past the session lifetime.
+   */
+  async #restore(person: PersonGrantStore): Promise<void> {
+    const stale = this.#current?.grant.accessToken();
+    const hadOne = this.#current !== undefined || this.#deadToken !== undefined;
+    this.#current = undefined;
+    const saved = await person.load();
+    if (!saved) throw new SignInRequired(hadOne ? "ended" : "none");
+    const grant = new TokenGrant(saved.grant);
+    const token = grant.accessToken();
+    const now = this.#clock();
+    const expiresAt = saved.issuedAt + grant.validForMs;
+    if (
+      token === stale ||
+      token === this.#deadToken ||
+      now >= saved.sessionStart + this.#maxLifetimeMs ||
+      now >= expiresAt - minRefreshWindow(grant.validForMs)
+    ) {
+      throw new SignInRequired("ended");
+    }
+    this.#accept(grant, saved.issuedAt, true);
+    this.#sessionStart = saved.sessionStart;
+    this.#schedule();
   }
 
   /** Records a failed sign-in and turns it into the error every waiting request gets. */
@@ -573,6 +663,7 @@ export class Session {
         if (this.#current && this.#current.grant.accessToken() !== used) return true;
         // The current token was refused (revoked, expired early, service restarted): drop it. An idempotent
         // request logs in again once and is retried once; any other one fails, and the next request logs in.
+        if (this.#person) this.#deadToken = used;
         this.#current = undefined;
         if (!idempotent) return false;
         this.stats.reloginsAfter401++;

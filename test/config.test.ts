@@ -45,6 +45,7 @@ const BAD: Record<string, string | undefined> = {
   PRESERVATION_OAUTH_AUDIENCE: "mcp.example.org",
   PRESERVATION_WEBHOOK_URL: "ftp://mcp.example.org/webhook",
   PRESERVATION_STATE_URL: "http://user:secret@state.internal:6379",
+  PRESERVATION_IDENTITY: "everyone",
 };
 
 /** zod's own wording, for programmers: never what a person reads. */
@@ -115,6 +116,34 @@ describe("configuration errors", () => {
     const message = errorOf(["--state-url", "valkey-host:6379"], {});
     expect(message).toMatch(/^--state-url must be a redis:\/\/ or rediss:\/\/ URL/);
     expect(errorOf([], { PRESERVATION_STATE_URL: "https://user:hunter2@x" })).not.toContain("hunter2");
+  });
+
+  it("identity person: only with --http and OAuth, without a static token or live resources; no account needed", () => {
+    const oauth = {
+      PRESERVATION_OAUTH_ISSUER: "https://login.example.org",
+      PRESERVATION_OAUTH_JWKS_URL: "https://login.example.org/jwks.json",
+    };
+    expect(errorOf(["--identity", "person"], oauth)).toMatch(/^--identity person needs --http with OAuth/);
+    expect(errorOf(["--http"], { PRESERVATION_IDENTITY: "person" })).toMatch(
+      /^PRESERVATION_IDENTITY person needs --http with OAuth \(PRESERVATION_OAUTH_ISSUER/,
+    );
+    expect(
+      errorOf(["--http", "--identity", "person"], {
+        ...oauth,
+        PRESERVATION_HTTP_TOKEN: "a-static-token-of-16+",
+      }),
+    ).toMatch(/cannot be used with PRESERVATION_HTTP_TOKEN: a shared static token names no person/);
+    expect(
+      errorOf(["--http", "--identity", "person", "--webhook-url", "https://mcp.example.org/webhook"], oauth),
+    ).toMatch(/cannot be used with PRESERVATION_WEBHOOK_URL yet/);
+    // A remote service with no account of the server's own: each person signs in as themselves.
+    const c = loadConfig(["--http", "--identity", "person"], {
+      ...oauth,
+      PRESERVATION_URL: "https://repo.example.org",
+    });
+    expect(c.identity).toBe("person");
+    expect(c.username).toBeUndefined();
+    expect(loadConfig([], {}).identity).toBe("service");
   });
 
   it("--password is refused, pointing to PRESERVATION_PASSWORD, without repeating the password", () => {

@@ -47,6 +47,23 @@ export class TokenGrant {
     return this.#refreshToken;
   }
 
+  /**
+   * Everything a grant is made from, the tokens included: only for sealing a person's session into the shared
+   * state (encrypted), from which `new TokenGrant(fields)` restores it on any instance. Never logged or shown.
+   */
+  sealableFields(): Record<string, unknown> {
+    return {
+      token: this.#token,
+      ...(this.#refreshToken ? { "refresh-token": this.#refreshToken } : {}),
+      user: this.user,
+      ...(this.fullName ? { fullName: this.fullName } : {}),
+      ...(this.email ? { email: this.email } : {}),
+      ...(this.tenant ? { tenant: this.tenant } : {}),
+      ...(this.roles ? { roles: [...this.roles] } : {}),
+      validFor: this.validForMs / 60_000,
+    };
+  }
+
   toJSON() {
     return {
       user: this.user,

@@ -39,6 +39,7 @@ export function audienceFrom(config: Config, roles: readonly string[] | undefine
   if (config.ingestRoots.length > 0) features.add("local-ingest");
   // A trail that outlives the process: the file, or the shared state of a team server.
   if (config.auditLog || config.stateUrl) features.add("audit-log");
+  if (config.identity === "person") features.add("person-sessions");
   return { readOnly: config.readOnly, toolsets: resolveToolsets(config.toolsets), roles, features };
 }
 

@@ -27,7 +27,10 @@ import type { SubscriptionSink } from "./subscribe-handlers.js";
 /** Resources one session may watch at once. */
 const MAX_WATCHED_PER_SESSION = 1000;
 
-export type LegacyFactory = (ctx: { authInfo?: AuthInfo; subscriptions: SubscriptionSink }) => McpServer;
+export type LegacyFactory = (ctx: {
+  authInfo?: AuthInfo;
+  subscriptions: SubscriptionSink;
+}) => McpServer | Promise<McpServer>;
 
 interface Entry {
   id: string;
@@ -130,7 +133,7 @@ export class LegacySessions {
         this.live.unwatch([uri]);
       },
     };
-    const server = this.factory({ ...(authInfo ? { authInfo } : {}), subscriptions: sink });
+    const server = await this.factory({ ...(authInfo ? { authInfo } : {}), subscriptions: sink });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {

@@ -21,6 +21,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Call after a sign-in challenge completes: the roles are known from then on. */
   signedIn(): Promise<void>;
+  /** On a person mode team server: ends the caller's repository session here and on every instance. */
+  signOut?(): Promise<void>;
   /** Reports progress when the client asked for it (a no-op otherwise). */
   progress(progress: number, total?: number, message?: string): Promise<void>;
 }

@@ -11,7 +11,7 @@ import type { Toolset } from "./toolsets.js";
 export { DEFAULT_TOOLSETS, TOOLSETS, type Toolset } from "./toolsets.js";
 
 /** Capabilities that exist only when the configuration allows them. */
-export type Feature = "local-downloads" | "local-ingest" | "audit-log";
+export type Feature = "local-downloads" | "local-ingest" | "audit-log" | "person-sessions";
 
 /** The service's roles that may curate (edit, arrange, ingest); deletion's approval and final deletion need a manager. */
 export const CURATOR_ROLES = [
@@ -122,6 +122,11 @@ export interface ToolDefinition<
    * repository.
    */
   localOnly?: boolean;
+  /**
+   * Runs without the caller's repository session (`sign_out`): on a person mode team server the caller is not
+   * asked to sign in first.
+   */
+  withoutSession?: boolean;
   inputSchema: I;
   outputSchema: O;
   annotations: ToolHints;
