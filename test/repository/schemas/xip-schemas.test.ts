@@ -19,7 +19,7 @@ import { loadOpexSchema, loadXipSchema, validate, type XipSchema, xipParts } fro
 
 const VERSIONS = ["6.0", "6.2", "6.9", "7.0", "7.7"] as const;
 /** Documents fetched per kind (entity, children, generation, …) and version. */
-const PER_KIND = 10;
+const PER_KIND = 5;
 
 /**
  * Where the real service itself departs from its schema: seen in real replies, so the service does the
