@@ -57,7 +57,7 @@ export class PersonSessions {
    */
   async sessionFor(subject: string): Promise<Session> {
     // The store out of reach: this instance's own session for the person goes on (reads go on).
-    const kept = await this.#state.getValue(keyOf(subject)).catch((err: unknown) => {
+    const kept = await this.#state.getValue(sessionKeyOf(subject)).catch((err: unknown) => {
       if (err instanceof StateUnavailableError) return UNKNOWN;
       throw err;
     });
@@ -99,7 +99,7 @@ export class PersonSessions {
 
   /** Ends the person's session here and everywhere (the service's token lapses by itself, unrefreshed). */
   async signOut(subject: string): Promise<void> {
-    await this.#state.deleteValue(keyOf(subject));
+    await this.#state.deleteValue(sessionKeyOf(subject));
     this.#drop(subject);
   }
 
@@ -147,14 +147,14 @@ export class PersonSessions {
       load: () => this.#load(subject),
       save: async (saved) => {
         // Signed out meanwhile (on any instance): a refresh must not bring the session back.
-        if ((await this.#state.getValue(keyOf(subject))) === undefined) return;
+        if ((await this.#state.getValue(sessionKeyOf(subject))) === undefined) return;
         await this.#put(subject, saved);
       },
     };
   }
 
   async #load(subject: string): Promise<SavedGrant | undefined> {
-    const kept = this.#sealer.open(await this.#state.getValue(keyOf(subject))) as Kept | undefined;
+    const kept = this.#sealer.open(await this.#state.getValue(sessionKeyOf(subject))) as Kept | undefined;
     if (
       !kept ||
       kept.sub !== subject ||
@@ -172,7 +172,7 @@ export class PersonSessions {
     const ttl = saved.sessionStart + this.maxLifetimeMs - this.#clock();
     if (ttl <= 0) return;
     const kept: Kept = { sub: subject, ...saved };
-    await this.#state.setValue(keyOf(subject), this.#sealer.seal(kept), ttl);
+    await this.#state.setValue(sessionKeyOf(subject), this.#sealer.seal(kept), ttl);
   }
 }
 
@@ -181,6 +181,6 @@ const POLL_MS = 500;
 const UNKNOWN = Symbol("unknown");
 
 /** The store key of a subject's session: a digest, so the store's key list names nobody. */
-function keyOf(subject: string): string {
+export function sessionKeyOf(subject: string): string {
   return `person-session:${createHash("sha256").update(subject).digest("base64url")}`;
 }

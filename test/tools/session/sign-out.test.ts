@@ -1,8 +1,6 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
-import { AuthApi } from "../../../src/api/auth.js";
-import { HttpClient } from "../../../src/api/http.js";
 import { loadConfig } from "../../../src/config.js";
 import { audienceFrom } from "../../../src/guards/visibility.js";
 import { PersonMode } from "../../../src/identity/gate.js";
@@ -12,7 +10,8 @@ import { createLogger } from "../../../src/log.js";
 import { buildServer, personDeps, type ServerDeps } from "../../../src/server.js";
 import { Session } from "../../../src/session.js";
 import { MemoryState } from "../../../src/state/memory.js";
-import { DEMO_USERS, startTestRepository } from "../../helpers/repository.js";
+import { signInPerson } from "../../helpers/people.js";
+import { startTestRepository } from "../../helpers/repository.js";
 
 /**
  * `sign_out` on a person mode team server: our server built as one caller sees it (their own session from
@@ -61,19 +60,6 @@ afterAll(async () => {
   await repo.close();
 });
 
-/** Signs `subject` in as the reader, through the Authentication API (what the sign-in page does). */
-async function signInAsReader(subject: string): Promise<void> {
-  const http = new HttpClient({ baseUrl: repo.url, logger: log });
-  try {
-    const sentAt = Date.now();
-    const outcome = await new AuthApi(http).login(DEMO_USERS.reader);
-    if (outcome.kind !== "token") throw new Error("the reader needs no second step");
-    await people.signedIn(subject, outcome.grant, sentAt);
-  } finally {
-    await http.close();
-  }
-}
-
 async function connect(subject: string) {
   const session = await people.sessionFor(subject);
   const roles = await session.whoAmI().then(
@@ -97,7 +83,7 @@ async function connect(subject: string) {
 
 describe("sign_out", () => {
   it("ends the person's session: the kept grant is gone, and the next call asks them to sign in", async () => {
-    await signInAsReader("anna");
+    await signInPerson(people, repo.url, "anna", "reader");
     const c = await connect("anna");
     try {
       expect((await c.call("whoami")).text).toMatch(/^Ruth Albright \(reader\)/);
