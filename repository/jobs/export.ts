@@ -109,6 +109,10 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
   try {
     for (const [i, node] of plan.nodes.entries()) {
       const manifest = manifestOf(svc.db, node, options);
+      // A folder's directory has an entry of its own, as in the real service's packages (an asset exported
+      // with the two folders above it is 6 entries there: each folder's directory and manifest, then the
+      // asset's PAX and its manifest; pyPreservica's test_export_opex counts them).
+      if (node.entity.type === "SO") writer.addDirectory(node.dir);
       writer.addText(node.manifestPath, manifest.xml);
       for (const message of manifest.problems) {
         failures.push({ seq: 0, entity_ref: node.entity.ref, outcome: "failed", message });

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed/demo.js";
 import type { RunningRepository } from "../../../repository/server.js";
+import {
+  addBitstream,
+  addGeneration,
+  addRepresentation,
+  insertEntity,
+} from "../../../repository/store/entities/write.js";
 import { startTestRepository } from "../../helpers/repository.js";
 import { arr, parseXml, text } from "../entity-xml.js";
 import { signIn, type Users } from "../writes/write-helpers.js";
@@ -118,7 +124,15 @@ describe("exporting a folder", () => {
     // One manifest per folder and asset, and nothing else but the content files they list.
     const manifests = manifestsBySource(z);
     expect([...manifests.keys()].sort()).toEqual(entities.map((e) => e.ref).sort());
-    expect(z.dirs.size).toBe(0);
+    // Each folder's directory has an entry (as the real service's packages do); PAX folders have none.
+    expect([...z.dirs].sort()).toEqual(
+      entities
+        .filter((e) => e.type === "SO")
+        .map((e) => dirOf((manifests.get(e.ref) as Manifest & { path: string }).path))
+        .sort(),
+    );
+    for (const d of z.dirs)
+      expect(z.order.indexOf(`${d}/`)).toBeLessThan(z.order.indexOf(`${d}/${d.split("/").at(-1)}.opex`));
     const contentFiles = [...z.files.keys()].filter((p) => !p.endsWith(".opex"));
     expect(contentFiles).toHaveLength(entities.reduce((n, e) => n + e.files.size, 0));
     // Everything lies in the folder's own directory; its manifest is inside it, named after it.
@@ -207,7 +221,10 @@ describe("exporting a folder, option by option", () => {
       ({ z, manifests }) => {
         expect([...z.files.keys()].every((p) => p.endsWith(".opex"))).toBe(true);
         for (const c of folder.children) expect(manifests.get(c.ref)?.fixities).toEqual([]);
-        expect(z.dirs.size).toBe(folder.children.length);
+        // Empty PAX folders of the assets, and the folders' own directories.
+        expect(z.dirs.size).toBe(
+          folder.children.length + [...walk(folder)].filter((e) => e.type === "SO").length,
+        );
       },
     ],
     [
@@ -415,5 +432,53 @@ describe("exporting an asset, option by option", () => {
     expect(m.path).toBe(`${dir}/${asset.title}.pax.opex`);
     expect(manifests.get(chain.at(-1) as string)?.folders).toEqual([`${asset.title}.pax`]);
     expectPax(z, m, asset);
+  });
+});
+
+describe("the layout of an asset exported with its parent folders", () => {
+  it("has the 6 entries pyPreservica's test_export_opex counts: each folder's directory and manifest, the PAX and its manifest", async () => {
+    // pyPreservica's fixture: a one-file asset two folders down, exported with its defaults (Content,
+    // Metadata, All generations, the parent hierarchy).
+    const { db, content } = repo.svc;
+    const top = insertEntity(db, { type: "SO", title: "Collections", securityTag: "open" }).ref;
+    const folder = insertEntity(db, {
+      type: "SO",
+      title: "Amelia Earhart",
+      securityTag: "open",
+      parentRef: top,
+    }).ref;
+    const io = insertEntity(db, {
+      type: "IO",
+      title: "LC-USZ62-20901",
+      securityTag: "open",
+      parentRef: folder,
+    }).ref;
+    const co = insertEntity(db, {
+      type: "CO",
+      title: "LC-USZ62-20901",
+      securityTag: "open",
+      parentRef: io,
+    }).ref;
+    addRepresentation(db, io, "Preservation", "Preservation-1", [co]);
+    const g = addGeneration(db, co, { label: "LC-USZ62-20901" });
+    addBitstream(db, g, {
+      filename: "LC-USZ62-20901.tiff",
+      mimeType: "image/tiff",
+      blob: content.put(Buffer.from("II*\0 a scan")),
+    });
+    const done = await runExport(users.manager, "information-objects", io, {
+      generations: "All",
+      hierarchy: "true",
+    });
+    expect(done.status, done.message).toBe("COMPLETED");
+    const z = await unzip(await download(users.manager, done.id));
+    expect(z.order).toEqual([
+      "Collections/",
+      "Collections/Collections.opex",
+      "Collections/Amelia Earhart/",
+      "Collections/Amelia Earhart/Amelia Earhart.opex",
+      "Collections/Amelia Earhart/LC-USZ62-20901.pax.opex",
+      "Collections/Amelia Earhart/LC-USZ62-20901.pax/Representation_Preservation/LC-USZ62-20901/LC-USZ62-20901.tiff",
+    ]);
   });
 });
