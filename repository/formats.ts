@@ -43,35 +43,35 @@ const JSON_FORMAT: Known = {
   puid: "fmt/817",
   formatName: "JSON Data Interchange Format",
   formatVersion: null,
-  formatGroup: "Text",
+  formatGroup: "json",
 };
 const ZIP: Known = {
   mimeType: "application/zip",
   puid: "x-fmt/263",
   formatName: "ZIP Format",
   formatVersion: null,
-  formatGroup: "Archive",
+  formatGroup: "zip",
 };
 const TIFF: Known = {
   mimeType: "image/tiff",
   puid: "fmt/353",
   formatName: "Tagged Image File Format",
   formatVersion: null,
-  formatGroup: "Image",
+  formatGroup: "tiff",
 };
 const JPEG: Known = {
   mimeType: "image/jpeg",
   puid: "fmt/41",
   formatName: "Raw JPEG Stream",
   formatVersion: null,
-  formatGroup: "Image",
+  formatGroup: "jpeg",
 };
 const GIF89A: Known = {
   mimeType: "image/gif",
   puid: "fmt/4",
   formatName: "Graphics Interchange Format",
   formatVersion: "89a",
-  formatGroup: "Image",
+  formatGroup: "gif",
 };
 const GIF87A: Known = { ...GIF89A, puid: "fmt/3", formatVersion: "87a" };
 const WAV: Known = {
@@ -79,7 +79,7 @@ const WAV: Known = {
   puid: "fmt/6",
   formatName: "Waveform Audio",
   formatVersion: null,
-  formatGroup: "Audio",
+  formatGroup: "wav",
 };
 
 /** PDF versions and their PRONOM identifiers. */

@@ -307,7 +307,7 @@ function paxAsset(
     let rep = reps.get(repFolder);
     if (!rep) {
       const type = (repMatch[1] as string).toLowerCase() === "access" ? "Access" : "Preservation";
-      rep = { type, name: repMatch[2] ? `${type} ${repMatch[2]}` : type, contentObjects: [] };
+      rep = { type, name: repMatch[2] ? `${type} ${repMatch[2]}` : null, contentObjects: [] };
       reps.set(repFolder, rep);
     }
     const name = parts[parts.length - 1] as string;

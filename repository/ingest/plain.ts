@@ -43,7 +43,7 @@ export function fileAsset(e: PackageEntry, parent: PlannedParent): PlannedAsset 
     representations: [
       {
         type: "Preservation",
-        name: "Preservation",
+        name: null,
         contentObjects: [
           {
             key: `${e.path}#co`,

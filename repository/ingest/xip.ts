@@ -275,7 +275,7 @@ export function planXip(pkg: ZipPackage, target: string | null, docs: XipDocumen
         if (rawType.toLowerCase() !== type.toLowerCase()) {
           asset.problem ??= `${doc.path}: representation type "${rawType}" of asset ${io.ref} is not one an ingest brings (Preservation or Access)`;
         }
-        const rep: PlannedRepresentation = { type, name: fieldText(r, "Name") ?? type, contentObjects: [] };
+        const rep: PlannedRepresentation = { type, name: fieldText(r, "Name") ?? null, contentObjects: [] };
         const refs = childrenNamed(
           r.children.find((c) => c.name === "ContentObjects"),
           "ContentObject",
@@ -284,7 +284,7 @@ export function planXip(pkg: ZipPackage, target: string | null, docs: XipDocumen
           const co = plannedCo(ref);
           if (co) rep.contentObjects.push(co);
           else
-            asset.problem ??= `${doc.path}: representation ${rep.name} of asset ${io.ref} names content object ${ref}, which the document does not describe`;
+            asset.problem ??= `${doc.path}: representation ${rep.name ?? rep.type} of asset ${io.ref} names content object ${ref}, which the document does not describe`;
         }
         asset.representations.push(rep);
       }
@@ -293,7 +293,7 @@ export function planXip(pkg: ZipPackage, target: string | null, docs: XipDocumen
       if (loose.length > 0) {
         let rep = asset.representations.find((r) => r.type === "Preservation");
         if (!rep) {
-          rep = { type: "Preservation", name: "Preservation", contentObjects: [] };
+          rep = { type: "Preservation", name: null, contentObjects: [] };
           asset.representations.unshift(rep);
         }
         for (const co of loose) rep.contentObjects.push(plannedCo(co.ref) as PlannedContentObject);

@@ -5,6 +5,7 @@ import { nextItemSeq, recordItems, setActionParams, setActionTotal } from "../st
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import { findEntity } from "../store/entities/read.js";
+import { integrityItemPrefix } from "../store/files/integrity-history.js";
 import { actionBatchSize, batches } from "./batches.js";
 import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
@@ -111,8 +112,9 @@ async function hashBlob(
   return { sha256: hash.digest("hex"), bytes };
 }
 
+/** Each item's message begins so; the bitstream's integrity-check history finds its checks by it. */
 function describe(b: BitstreamToCheck): string {
-  return `Bitstream ${b.idx} of generation ${b.generation} of content object ${b.co_ref} ("${b.filename}")`;
+  return `${integrityItemPrefix(b.idx, b.generation, b.co_ref)} ("${b.filename}")`;
 }
 
 async function runIntegrityCheck(run: ActionRun): Promise<ActionOutcome | undefined> {

@@ -106,8 +106,10 @@ export function adminRoutes(): Hono<AppEnv> {
   );
   app.post("/security/tags", addTag);
   app.delete("/security/tags/:tag", removeTag);
+  // Roles are listed as the real service lists them, with the ROLE_ prefix (pyPreservica's own tests look
+  // for ROLE_SDB_ACCESS_USER); user documents name a user's roles without it.
   app.get("/security/roles", (c) =>
-    xmlReply(c, nameListXml(ns(c), "Roles", "Role", systemRoles(c.get("svc").db).map(adminRoleName))),
+    xmlReply(c, nameListXml(ns(c), "Roles", "Role", systemRoles(c.get("svc").db))),
   );
   app.post("/security/roles", addRole);
   app.delete("/security/roles/:role", removeRole);
@@ -493,7 +495,7 @@ async function addRole(c: Ctx): Promise<Response> {
     },
     () => insertSystemRole(db, role, c.get("caller").user.username, nowIso(c)),
   );
-  return xmlReply(c, nameXml(ns(c), "Role", adminRoleName(role)), 201);
+  return xmlReply(c, nameXml(ns(c), "Role", role), 201);
 }
 
 function removeRole(c: Ctx): Response {

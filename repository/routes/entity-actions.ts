@@ -4,7 +4,7 @@ import { actionKind, actionKinds } from "../jobs/registry.js";
 import { ACTION_STATUSES, actionItemsPage, actionsPage, getAction } from "../store/actions/read.js";
 import { Role } from "../store/auth.js";
 import { actionDocument, actionsDocument, progressDocument } from "../xml/action-docs.js";
-import { type EntityContext, type EntityEnv, listMeta, paging, requireUuid, xml } from "./entity-common.js";
+import { type EntityContext, type EntityEnv, listMeta, paging, refInPath, xml } from "./entity-common.js";
 
 /**
  * Progress of long-running actions, and the action listings with detail (what, who, when, counts,
@@ -59,7 +59,7 @@ function mayView(c: EntityContext, owner: string): void {
 }
 
 function knownAction(c: EntityContext, raw: string | undefined) {
-  const id = requireUuid(raw, "Progress token");
+  const id = refInPath(raw, "Progress token");
   const a = getAction(c.get("svc").db, id);
   if (!a) {
     throw new HTTPException(404, {

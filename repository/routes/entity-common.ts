@@ -50,13 +50,26 @@ export function versionMiddleware(newest: ApiVersion) {
   });
 }
 
-/** 400 unless `raw` is a UUID; returns it lower-cased (refs are stored lower-case). */
+/** 400 unless `raw` (a value in a request body) is a UUID; returns it lower-cased (refs are stored lower-case). */
 export function requireUuid(raw: string | undefined, what = "Entity reference"): string {
+  return uuidOr(400, raw, what);
+}
+
+/**
+ * A reference in the URL path, lower-cased. One that is not a UUID names nothing, so it answers 404 as
+ * the real service does (pyPreservica turns only a 404 into ReferenceNotFoundException), with a message
+ * that still says why.
+ */
+export function refInPath(raw: string | undefined, what = "Entity reference"): string {
+  return uuidOr(404, raw, what);
+}
+
+function uuidOr(status: 400 | 404, raw: string | undefined, what: string): string {
   if (!raw || !isUuid(raw)) {
     // Clipped: the junk may be megabytes long (a body's element), and the message only needs to name it.
     const shown = raw === undefined ? "" : raw.length > 100 ? `${raw.slice(0, 100)}…` : raw;
-    throw new HTTPException(400, {
-      message: `${what} "${shown}" is not a UUID; references look like 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
+    throw new HTTPException(status, {
+      message: `${what} "${shown}" is not a UUID${status === 404 ? ", so nothing has it" : ""}; references look like 7f3e2a10-1c2b-4d5e-8f90-0a1b2c3d4e5f`,
     });
   }
   return raw.toLowerCase();
@@ -71,11 +84,11 @@ const TYPE_NAMES: Record<EntityType, string> = {
 export const ENTITY_TYPE_PATHS = Object.entries(ENTITY_PATH) as [EntityType, string][];
 
 /**
- * The entity `rawRef` of `type` when the caller may read it: 400 for a malformed ref, 404 when there is
+ * The entity `rawRef` of `type` when the caller may read it: 404 for a malformed ref or when there is
  * no such entity of that type, 403 without Read Metadata on its security tag.
  */
 export function readableEntity(c: EntityContext, rawRef: string | undefined, type: EntityType): EntityRecord {
-  const ref = requireUuid(rawRef);
+  const ref = refInPath(rawRef);
   const e = findEntity(c.get("svc").db, ref);
   if (!e) throw new HTTPException(404, { message: `Entity ${ref} not found` });
   if (e.type !== type) {
@@ -106,17 +119,22 @@ export function paging(c: EntityContext): { start: number; max: number } {
 }
 
 /**
- * Paging facts of a list reply. Next keeps every other query parameter (filters) and is absolute on
- * the request's origin; it appears only when more results remain (and never for max=0, which would
- * send a client round in circles).
+ * Paging facts of a list reply. Next and Previous keep every other query parameter (filters) and are
+ * absolute on the request's origin; Next appears only when more results remain, Previous only after the
+ * first page (neither for max=0, which would send a client round in circles).
  */
 export function listMeta(c: EntityContext, start: number, max: number, total: number): ListMeta {
   const self = c.req.url;
-  if (max === 0 || start + max >= total) return { total, self };
-  const next = new URL(self);
-  next.searchParams.set("start", String(start + max));
-  next.searchParams.set("max", String(max));
-  return { total, self, next: next.toString() };
+  const at = (from: number) => {
+    const url = new URL(self);
+    url.searchParams.set("start", String(from));
+    url.searchParams.set("max", String(max));
+    return url.toString();
+  };
+  const meta: ListMeta = { total, self };
+  if (start > 0 && max > 0) meta.previous = at(Math.max(0, start - max));
+  if (max > 0 && start + max < total) meta.next = at(start + max);
+  return meta;
 }
 
 export function xml(c: EntityContext, body: string): Response {
@@ -160,7 +178,7 @@ export function isoParam(c: EntityContext, name: string, required: boolean): str
 
 /**
  * The entity `rawRef` of `type` when the caller may read it and holds `permission` on its security
- * tag: 400 / 404 as `readableEntity`, then 403 (never 401: clients re-login forever on 401).
+ * tag: 404 as `readableEntity`, then 403 (never 401: clients re-login forever on 401).
  */
 export function writableEntity(
   c: EntityContext,

@@ -39,6 +39,7 @@ import {
   progressReply,
   readableEntity,
   readableTags,
+  refInPath,
   requirePermission,
   requireUuid,
   xml,
@@ -181,7 +182,7 @@ async function approveDeletion(c: EntityContext): Promise<Response> {
 }
 
 function deletionActionOf(c: EntityContext, raw: string | undefined): ActionRow {
-  const id = requireUuid(raw, "Deletion action id");
+  const id = refInPath(raw, "Deletion action id");
   const a = getAction(c.get("svc").db, id);
   if (!a || a.kind !== deletionAction.kind) {
     throw new HTTPException(404, {

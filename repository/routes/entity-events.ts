@@ -18,7 +18,7 @@ import {
   paging,
   readableEntity,
   readableTags,
-  requireUuid,
+  refInPath,
   xml,
 } from "./entity-common.js";
 
@@ -50,7 +50,7 @@ export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
   });
 
   api.get("/events/:eventRef/event-actions", (c) => {
-    const ref = requireUuid(c.req.param("eventRef"), "Event reference");
+    const ref = refInPath(c.req.param("eventRef"), "Event reference");
     const db = c.get("svc").db;
     const event = findEvent(db, ref);
     if (!event)

@@ -25,7 +25,7 @@ import {
   nowIso,
   progressReply,
   readableEntity,
-  requireUuid,
+  refInPath,
   xmlRequest,
 } from "./entity-common.js";
 
@@ -69,7 +69,7 @@ export function registerEntityExportRoutes(api: Hono<EntityEnv>): void {
   }
 
   api.get("/actions/exports/:id/content", (c) => {
-    const id = requireUuid(c.req.param("id"), "Progress token");
+    const id = refInPath(c.req.param("id"), "Progress token");
     const svc = c.get("svc");
     const a = getAction(svc.db, id);
     if (a?.kind !== EXPORT_KIND) {

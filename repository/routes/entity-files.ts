@@ -8,16 +8,19 @@ import {
   findBitstream,
   findGeneration,
   findRepresentation,
+  findRepresentationNamed,
   fixitiesOf,
   type GenerationRecord,
   generationsPage,
   representationObjects,
   representationsPage,
 } from "../store/entities/read.js";
+import { checkedAdapterName, integrityChecksPage } from "../store/files/integrity-history.js";
 import {
   bitstreamDocument,
   generationDocument,
   generationsDocument,
+  integrityHistoryDocument,
   representationDocument,
   representationsDocument,
 } from "../xml/file-docs.js";
@@ -54,10 +57,16 @@ export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
     const type = c.req.param("type") ?? "";
     const idx = rawIdx === undefined ? 1 : requireIndex(rawIdx, "Representation number");
     const db = c.get("svc").db;
-    const rep = findRepresentation(db, io.ref, type, idx);
+    const rep =
+      (rawIdx === undefined ? findRepresentationNamed(db, io.ref, type) : undefined) ??
+      findRepresentation(db, io.ref, type, idx);
     if (!rep) {
+      const what =
+        rawIdx === undefined
+          ? `representation named ${type} and no ${type} representation`
+          : `${type} representation ${idx}`;
       throw new HTTPException(404, {
-        message: `Asset ${io.ref} has no ${type} representation ${idx}; list them at …/information-objects/${io.ref}/representations`,
+        message: `Asset ${io.ref} has no ${what}; list them at …/information-objects/${io.ref}/representations`,
       });
     }
     return xml(
@@ -65,7 +74,8 @@ export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
       representationDocument(c.get("render"), rep, representationObjects(db, rep.id, readableTags(c))),
     );
   };
-  // `…/representations/{type}` alone names the first representation of that type.
+  // `…/representations/{name}` names a representation by its name (Access-2), as the real service
+  // addresses them; failing that, `…/representations/{type}` alone names the first of that type.
   api.get("/information-objects/:ref/representations/:type", (c) => representation(c, undefined));
   api.get("/information-objects/:ref/representations/:type/:n", (c) => representation(c, c.req.param("n")));
 
@@ -91,6 +101,15 @@ export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
     const { generation, bitstream } = readableBitstream(c);
     const fixities = fixitiesOf(c.get("svc").db, bitstream.id);
     return xml(c, bitstreamDocument(c.get("render"), generation, bitstream, fixities));
+  });
+
+  api.get("/content-objects/:ref/generations/:n/bitstreams/:m/integrity-check-history", (c) => {
+    const { generation, bitstream } = readableBitstream(c);
+    const { start, max } = paging(c);
+    const db = c.get("svc").db;
+    const page = integrityChecksPage(db, generation.co_ref, generation.idx, bitstream.idx, start, max);
+    const meta = listMeta(c, start, max, page.total);
+    return xml(c, integrityHistoryDocument(c.get("render"), page.items, checkedAdapterName(db), meta));
   });
 
   api.get("/content-objects/:ref/generations/:n/bitstreams/:m/content", (c) => {

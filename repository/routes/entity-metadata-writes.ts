@@ -12,7 +12,7 @@ import {
   noContent,
   nowIso,
   recordEntityChange,
-  requireUuid,
+  refInPath,
   writableEntity,
   xml,
   xmlRequest,
@@ -64,7 +64,7 @@ function readContainer(root: XmlNode, e: EntityRecord, example: string): Fragmen
 
 /** The fragment `mref` of entity `e`, or a 404 that says where the entity's fragments are listed. */
 function fragmentOf(c: EntityContext, e: EntityRecord, rawMref: string | undefined): FragmentRecord {
-  const mref = requireUuid(rawMref, "Metadata fragment reference");
+  const mref = refInPath(rawMref, "Metadata fragment reference");
   const f = findFragment(c.get("svc").db, mref);
   if (!f || f.entity_ref !== e.ref) {
     throw new HTTPException(404, {

@@ -28,7 +28,7 @@ import {
   paging,
   readableEntity,
   readableTags,
-  requireUuid,
+  refInPath,
   versionMiddleware,
   xml,
 } from "./entity-common.js";
@@ -110,7 +110,7 @@ function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
 
     api.get(`/${path}/:ref/metadata/:mref`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
-      const mref = requireUuid(c.req.param("mref"), "Metadata fragment reference");
+      const mref = refInPath(c.req.param("mref"), "Metadata fragment reference");
       const f = findFragment(c.get("svc").db, mref);
       if (!f || f.entity_ref !== e.ref) {
         throw new HTTPException(404, {

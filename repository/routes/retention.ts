@@ -50,6 +50,7 @@ import {
   paging,
   readableEntity,
   readableTags,
+  refInPath,
   requireUuid,
   writableEntity,
   xml,
@@ -78,7 +79,7 @@ export function registerRetentionRoutes(api: Hono<EntityEnv>): void {
 // Policies
 
 const POLICIES_PATH = `${ENTITY_API_PATH}/retention-policies`;
-const POLICY_EXAMPLE = `<RetentionPolicy xmlns="${RM_NS}"><Name>Seven years</Name><Description>Financial records</Description><SecurityTag>open</SecurityTag><Period>7</Period><PeriodUnit>YEARS</PeriodUnit><Assignable>True</Assignable></RetentionPolicy>`;
+const POLICY_EXAMPLE = `<RetentionPolicy xmlns="${RM_NS}"><Name>Seven years</Name><Description>Financial records</Description><SecurityTag>open</SecurityTag><Period>7</Period><PeriodUnit>YEAR</PeriodUnit><Assignable>True</Assignable></RetentionPolicy>`;
 
 function registerPolicyRoutes(api: Hono<EntityEnv>): void {
   api.get("/retention-policies", async (c) => {
@@ -152,9 +153,17 @@ function requirePolicyManager(c: EntityContext, doing: string): void {
   });
 }
 
-/** The policy `rawRef` names: 400 when it is not a UUID, 404 when there is none. */
-function existingPolicy(c: EntityContext, rawRef: string | undefined): RetentionPolicyRow {
-  const ref = requireUuid(rawRef, "Retention policy reference");
+/**
+ * The policy `rawRef` names: 404 when there is none, and when a ref in the path is not a UUID; a ref in a
+ * body that is not a UUID is bad input (400).
+ */
+function existingPolicy(
+  c: EntityContext,
+  rawRef: string | undefined,
+  from: "path" | "body" = "path",
+): RetentionPolicyRow {
+  const what = "Retention policy reference";
+  const ref = from === "path" ? refInPath(rawRef, what) : requireUuid(rawRef, what);
   const policy = findPolicy(c.get("svc").db, ref);
   if (!policy) {
     throw new HTTPException(404, {
@@ -178,8 +187,12 @@ function parseBoolean(raw: string): boolean | undefined {
 const NAME_MAX = 255;
 const TEXT_MAX = 10_000;
 const PERIOD_MAX = 100_000;
-/** Units as stored and shown; the singular forms (pyPreservica's own examples send `YEAR`) are accepted too. */
-const PERIOD_UNITS = ["DAYS", "WEEKS", "MONTHS", "YEARS"] as const;
+/**
+ * Period units, singular as pyPreservica's docs and tests send them (`YEAR`); the plural forms are
+ * accepted too. A unit is stored and read back as it was sent (upper-cased), so a client comparing what it
+ * wrote with what it reads finds the same value.
+ */
+const PERIOD_UNITS = ["DAY", "WEEK", "MONTH", "YEAR"] as const;
 
 function bad(message: string): HTTPException {
   return new HTTPException(400, { message: `${message}; send XML such as ${POLICY_EXAMPLE}` });
@@ -264,9 +277,10 @@ function periodOf(raw: string | null): number | null {
 function periodUnitOf(raw: string | null): string | null {
   if (raw === null) return null;
   const upper = raw.toUpperCase();
-  const unit = PERIOD_UNITS.find((u) => u === upper || u === `${upper}S`);
-  if (!unit) throw bad(`PeriodUnit must be one of ${PERIOD_UNITS.join(", ")}, got "${raw}"`);
-  return unit;
+  if (!PERIOD_UNITS.some((u) => u === upper || `${u}S` === upper)) {
+    throw bad(`PeriodUnit must be one of ${PERIOD_UNITS.join(", ")} (or the plural), got "${raw}"`);
+  }
+  return upper;
 }
 
 /** Largest GET body read for parameters; anything bigger is not a form of start/max. */
@@ -332,7 +346,7 @@ function registerAssignmentRoutes(api: Hono<EntityEnv>): void {
         message: `RetentionPolicy (the ref of the policy to assign) is required; send XML such as ${ASSIGNMENT_EXAMPLE}`,
       });
     }
-    const policy = existingPolicy(c, policyRef);
+    const policy = existingPolicy(c, policyRef, "body");
     requireAssignable(policy, "assigned");
     const already = findAssignmentOf(db, asset.ref, policy.ref);
     if (already) {

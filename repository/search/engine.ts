@@ -224,6 +224,12 @@ function valueClause(field: FieldDef, value: string, withContentObjects: boolean
         sql: `(e.ref = ? OR e.parent_ref IN (${subtreeParents(withContentObjects)}))`,
         params: [value.trim().toLowerCase(), value.trim().toLowerCase()],
       };
+    case "parent_hierarchy":
+      // Everything below the folder, not the folder itself (its own hierarchy holds only its ancestors).
+      return {
+        sql: `e.parent_ref IN (${subtreeParents(withContentObjects)})`,
+        params: [value.trim().toLowerCase()],
+      };
     case "identifier":
       return {
         sql: `e.ref IN (SELECT i.entity_ref FROM identifiers i WHERE i.value ${LIKE} OR (i.type || ' ' || i.value) ${LIKE})`,
@@ -482,6 +488,22 @@ function topLevelFoldersOf(db: Db, refsJson: string): Map<string, string> {
   return new Map(rows.map((r) => [r.start, r.type === "SO" ? r.ref : ""]));
 }
 
+/** The folders above each entity, nearest first (an asset's, then its parent's, …); none at the root. */
+function parentHierarchiesOf(db: Db, refsJson: string): Map<string, string[]> {
+  const rows = prepared(
+    db,
+    `WITH RECURSIVE up(start, parent, depth) AS (
+       SELECT e.ref, e.parent_ref, 0 FROM entities e WHERE e.ref IN (SELECT value FROM json_each(?))
+       UNION ALL
+       SELECT up.start, p.parent_ref, up.depth + 1 FROM up JOIN entities p ON p.ref = up.parent
+       WHERE up.depth < 256
+     ) SELECT start, parent FROM up WHERE parent IS NOT NULL ORDER BY start, depth`,
+  ).all(refsJson) as { start: string; parent: string }[];
+  const out = new Map<string, string[]>();
+  for (const r of rows) pushValue(out, r.start, r.parent);
+  return out;
+}
+
 async function readText(content: ContentStore, sha256: string, size: number): Promise<string> {
   if (size === 0 || !content.has(sha256)) return "";
   const chunks: Buffer[] = [];
@@ -522,6 +544,7 @@ async function pageMetadata(
   const identifiers = kinds.has("identifier") ? identifiersOf(ctx.db, refsJson) : none;
   const formatGroups = kinds.has("format_group") ? formatGroupsOf(ctx.db, refsJson) : none;
   const topLevel = kinds.has("top_level_so") ? topLevelFoldersOf(ctx.db, refsJson) : none;
+  const hierarchies = kinds.has("parent_hierarchy") ? parentHierarchiesOf(ctx.db, refsJson) : none;
   const fullText = kinds.has("full_text") ? await fullTextOf(ctx.db, ctx.content, refsJson) : none;
   const dcElements = fields.flatMap((f) => (f.source.kind === "dc" ? [f.source.element] : []));
   const dc = dcElements.length ? dublinCoreOf(ctx.db, refsJson, dcElements) : new Map<string, Values>();
@@ -534,6 +557,7 @@ async function pageMetadata(
       else if (s.kind === "identifier") value = identifiers.get(row.ref) ?? [];
       else if (s.kind === "format_group") value = formatGroups.get(row.ref) ?? [];
       else if (s.kind === "top_level_so") value = topLevel.get(row.ref) ?? "";
+      else if (s.kind === "parent_hierarchy") value = hierarchies.get(row.ref) ?? [];
       else if (s.kind === "full_text") value = fullText.get(row.ref) ?? "";
       else value = dc.get(s.element)?.get(row.ref) ?? [];
       return { name: f.key, value };

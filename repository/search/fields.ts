@@ -15,6 +15,7 @@ import { DC_ELEMENTS, type DcElement, OAI_DC_SCHEMA } from "./dublin-core.js";
  * | xip.security_descriptor  | security tag                                                 | yes    | yes  | yes   |
  * | xip.created              | creation time, ISO 8601                                      | range  | yes  | year  |
  * | xip.top_level_so         | ref of the top-level folder above (itself for a top folder)  | yes    |      |       |
+ * | xip.parent_hierarchy     | refs of every folder above (multi-valued): a folder's subtree | yes    |      |       |
  * | xip.identifier           | external identifiers, each "type value" (multi-valued)       | yes    | yes  | yes   |
  * | xip.format_group         | format groups of the asset's files (multi-valued)            | yes    |      | yes   |
  * | xip.full_text            | text of the asset's first text/* file, up to 100,000 chars   |        |      |       |
@@ -32,6 +33,7 @@ export type FieldSource =
       column: "ref" | "title" | "description" | "type" | "parent_ref" | "security_tag" | "created";
     }
   | { kind: "top_level_so" }
+  | { kind: "parent_hierarchy" }
   | { kind: "identifier" }
   | { kind: "format_group" }
   | { kind: "full_text" }
@@ -123,6 +125,14 @@ const XIP_FIELDS: FieldDef[] = [
     { filter: true, sort: true, facet: true },
   ),
   xip("top_level_so", "Top Level Folder", "SINGLE_VALUED_STRING", { kind: "top_level_so" }, { filter: true }),
+  // pyPreservica's searches within a folder filter on it (search_index_filter_list with xip.parent_hierarchy).
+  xip(
+    "parent_hierarchy",
+    "Parent Hierarchy",
+    "MULTI_VALUED_STRING",
+    { kind: "parent_hierarchy" },
+    { filter: true, multi: true },
+  ),
   xip(
     "identifier",
     "Identifier",

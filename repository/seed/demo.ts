@@ -593,6 +593,6 @@ function writeContent(db: Db, content: ContentStore, ioRef: string, cos: Planned
   storeFileText(db, ioRef, joinFileTexts(texts));
   for (const type of ["Preservation", "Access"] as const) {
     const refs = cos.filter((c) => c.representation === type).map((c) => c.entity.ref);
-    if (refs.length > 0) addRepresentation(db, ioRef, type, type, refs);
+    if (refs.length > 0) addRepresentation(db, ioRef, type, null, refs);
   }
 }

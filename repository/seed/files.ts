@@ -4,7 +4,11 @@
  * so the same demo holds byte-identical files, and so identical fixities, on every machine.
  */
 
-/** What the repository records about a file format (PRONOM identification plus a format group). */
+/**
+ * What the repository records about a file format: PRONOM identification plus a format group, named as
+ * the real service names it: the format's own short name in lower case (`tiff`, `jpeg`, `pdf` in real
+ * GenerationResponses and pyPreservica's tests; the others follow the same rule).
+ */
 export interface FileFormat {
   extension: string;
   mimeType: string;
@@ -21,7 +25,7 @@ export const FORMATS = {
     puid: "x-fmt/111",
     formatName: "Plain Text File",
     formatVersion: null,
-    formatGroup: "Text",
+    formatGroup: "txt",
   },
   csv: {
     extension: "csv",
@@ -29,7 +33,7 @@ export const FORMATS = {
     puid: "x-fmt/18",
     formatName: "Comma Separated Values",
     formatVersion: null,
-    formatGroup: "Spreadsheet",
+    formatGroup: "csv",
   },
   xml: {
     extension: "xml",
@@ -37,7 +41,7 @@ export const FORMATS = {
     puid: "fmt/101",
     formatName: "Extensible Markup Language",
     formatVersion: "1.0",
-    formatGroup: "Text",
+    formatGroup: "xml",
   },
   pdf: {
     extension: "pdf",
@@ -45,7 +49,7 @@ export const FORMATS = {
     puid: "fmt/18",
     formatName: "Acrobat PDF 1.4 - Portable Document Format",
     formatVersion: "1.4",
-    formatGroup: "Document",
+    formatGroup: "pdf",
   },
   png: {
     extension: "png",
@@ -53,7 +57,7 @@ export const FORMATS = {
     puid: "fmt/11",
     formatName: "Portable Network Graphics",
     formatVersion: "1.0",
-    formatGroup: "Image",
+    formatGroup: "png",
   },
   wav: {
     extension: "wav",
@@ -61,7 +65,7 @@ export const FORMATS = {
     puid: "fmt/141",
     formatName: "Waveform Audio (PCMWAVEFORMAT)",
     formatVersion: null,
-    formatGroup: "Audio",
+    formatGroup: "wav",
   },
 } as const satisfies Record<string, FileFormat>;
 

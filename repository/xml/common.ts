@@ -14,6 +14,8 @@ export interface ListMeta {
   total: number;
   /** Absolute URL of the next page; absent on the last page. */
   next?: string;
+  /** Absolute URL of the page before; absent on the first page (as the real service does). */
+  previous?: string;
   /** Absolute URL of this request. */
   self: string;
 }
@@ -39,9 +41,13 @@ export function openDocument(ctx: RenderContext, root: string): XmlWriter {
   return new XmlWriter().open(root, { xmlns: ctx.version.entityNs, "xmlns:xip": ctx.version.xipNs });
 }
 
-/** `Paging` (TotalResults always, Next only when more remain) then `AdditionalInformation/Self`. */
+/**
+ * `Paging` (Previous on pages after the first, Next only when more remain, TotalResults always) then
+ * `AdditionalInformation/Self`.
+ */
 export function writeListTail(w: XmlWriter, meta: ListMeta): XmlWriter {
   w.open("Paging");
+  if (meta.previous) w.leaf("Previous", meta.previous);
   if (meta.next) w.leaf("Next", meta.next);
   w.leaf("TotalResults", meta.total);
   w.close("Paging");

@@ -7,6 +7,7 @@ import type {
   RepresentationRecord,
   RepresentationSummary,
 } from "../store/entities/read.js";
+import type { IntegrityCheckRecord } from "../store/files/integrity-history.js";
 import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
 import { hasOriginalName, isXip60 } from "./versions.js";
 
@@ -140,7 +141,8 @@ export function generationDocument(
  * BitstreamResponse: xip:Bitstream (Filename, FileSize, PhysicalLocation?, OriginalName from v6.3 on
  * when it differs from Filename,
  * Fixities with AlgorithmRef before Value: clients read the two children by position), then
- * AdditionalInformation with Self and the Content download URL.
+ * AdditionalInformation with Self, the IntegrityCheckHistory URL and the Content download URL, in the
+ * order real replies give them.
  */
 export function bitstreamDocument(
   ctx: RenderContext,
@@ -166,7 +168,35 @@ export function bitstreamDocument(
   w.close("xip:Fixities").close("xip:Bitstream");
   w.open("AdditionalInformation")
     .leaf("Self", self)
+    .leaf("IntegrityCheckHistory", `${self}/integrity-check-history`)
     .leaf("Content", `${self}/content`)
     .close("AdditionalInformation");
   return w.close("BitstreamResponse").toString();
+}
+
+/**
+ * The integrity checks of a bitstream, newest first: `IntegrityCheckHistory` elements (EntityAPI
+ * namespace) holding xip:Type, Success, Date, AdapterName, Fixed and Reason (when it failed), as
+ * pyPreservica's integrity_checks() reads them, then Paging and Self.
+ */
+export function integrityHistoryDocument(
+  ctx: RenderContext,
+  checks: IntegrityCheckRecord[],
+  adapterName: string,
+  meta: ListMeta,
+): string {
+  const w = openDocument(ctx, "IntegrityCheckHistoryResponse").open("IntegrityChecks");
+  for (const check of checks) {
+    w.open("IntegrityCheckHistory")
+      // The workflow re-reads every byte and recomputes the SHA-256: a full check, never a quick one.
+      .leaf("xip:Type", "FULL")
+      .leaf("xip:Success", check.success ? "true" : "false")
+      .leaf("xip:Date", check.date)
+      .leaf("xip:AdapterName", adapterName)
+      .leaf("xip:Fixed", "false")
+      .opt("xip:Reason", check.reason)
+      .close("IntegrityCheckHistory");
+  }
+  w.close("IntegrityChecks");
+  return writeListTail(w, meta).close("IntegrityCheckHistoryResponse").toString();
 }

@@ -421,9 +421,13 @@ export class AdminApi {
     return this.json("admin.temporaryUsers", "/api/admin/temporary-users", { envelope: true, signal });
   }
 
-  /** System roles (without the ROLE_ prefix), built-in first. */
+  /**
+   * System roles without the ROLE_ prefix (the form user documents take), built-in first. The service lists
+   * them with the prefix; older releases and proxies may not, so both forms are read.
+   */
   async roles(signal?: AbortSignal): Promise<string[]> {
-    return texts(await this.xml("admin.roles", "/api/admin/security/roles", signal), "Role");
+    const listed = texts(await this.xml("admin.roles", "/api/admin/security/roles", signal), "Role");
+    return listed.map((r) => r.replace(/^ROLE_/, ""));
   }
 
   /** Every security tag with what the caller's roles may do on it (Security API). */

@@ -182,6 +182,7 @@ describe("indexed-fields", () => {
       "xip.description",
       "xip.document_type",
       "xip.parent_ref",
+      "xip.parent_hierarchy",
       "xip.security_descriptor",
       "xip.created",
       "xip.top_level_so",

@@ -229,6 +229,31 @@ describe("field filters", () => {
     expect(sorted(closed.objectIds)).toEqual(sorted([objectId(fx.estate), objectId(fx.secret)]));
   });
 
+  it("filters on xip.parent_hierarchy: everything below a folder, as pyPreservica searches within one", async () => {
+    // search_index_filter_list(filter_values={"xip.document_type": "IO", "xip.parent_hierarchy": FOLDER})
+    const below = await search([{ name: "xip.parent_hierarchy", values: [fx.maps.ref] }]);
+    expect(sorted(below.objectIds)).toEqual(sorted([fx.charts, fx.chart, fx.sketch].map(objectId)));
+    const assets = await search([
+      { name: "xip.document_type", values: ["IO"] },
+      { name: "xip.parent_hierarchy", values: [fx.maps.ref.toUpperCase()] },
+      { name: "xip.security_descriptor", values: ["open"] },
+    ]);
+    expect(sorted(assets.objectIds)).toEqual(sorted([fx.chart, fx.sketch].map(objectId)));
+    const either = await search([{ name: "xip.parent_hierarchy", values: [fx.charts.ref, fx.letters.ref] }]);
+    expect(sorted(either.objectIds)).toEqual(sorted([fx.chart, fx.sketch, fx.letter].map(objectId)));
+    const hierarchy = await ok(
+      "search",
+      {
+        q: { q: "%", fields: [{ name: "xip.parent_hierarchy", values: [fx.charts.ref] }] },
+        metadata: "xip.parent_hierarchy",
+      },
+      reader,
+    );
+    expect(hierarchy.metadata[hierarchy.objectIds.indexOf(objectId(fx.chart))]).toEqual([
+      { name: "xip.parent_hierarchy", value: [fx.charts.ref, fx.maps.ref] },
+    ]);
+  });
+
   it("filters xip.created by [FROM TO UNTIL] ranges and date prefixes", async () => {
     const range = await search([{ name: "xip.created", values: ["[2020-01-01 TO 2021-12-31]"] }]);
     expect(sorted(range.objectIds)).toEqual(sorted([objectId(fx.chart), objectId(fx.sketch)]));

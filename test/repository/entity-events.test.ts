@@ -174,7 +174,7 @@ describe("events", () => {
     const mine = await getXml(manager, `${E}/events/${f.mixed}/event-actions`);
     expect(arr(mine.root.EventActions.EventAction).map((a) => a.Entity)).toEqual([f.closedAsset, f.asset]);
     expect((await reader(`${E}/events/00000000-0000-4000-8000-000000000000/event-actions`)).status).toBe(404);
-    expect((await reader(`${E}/events/42/event-actions`)).status).toBe(400);
+    expect((await reader(`${E}/events/42/event-actions`)).status).toBe(404);
   });
 });
 

@@ -96,7 +96,8 @@ describe("representations", () => {
     const base = `${repo.url}${E}/information-objects/${f.io}/representations`;
     expect(reps.map((r) => [r["@type"], r["@name"], text(r)])).toEqual([
       ["Access", "Access-1", `${base}/Access/1`],
-      ["Access", undefined, `${base}/Access/2`],
+      // Unnamed, the third representation is named as the real service names it: type and place.
+      ["Access", "Access-3", `${base}/Access/2`],
       ["Preservation", "Preservation-1", `${base}/Preservation/1`],
     ]);
     expect(reply.root.Paging.TotalResults).toBe("3");
@@ -123,6 +124,20 @@ describe("representations", () => {
 
     const alias = await getXml(reader, `${E}/information-objects/${f.io}/representations/Access`);
     expect(alias.root.Representation.Name).toBe("Access-1");
+  });
+
+  it("answers a representation by its name as well as by type and number", async () => {
+    // Real representations are named Preservation-1, Access-2 and answer at …/representations/Access-2.
+    const byName = await getXml(reader, `${E}/information-objects/${f.io}/representations/Access-3`);
+    expect(byName.root.Representation.Name).toBe("Access-3");
+    expect(byName.root.Representation.Type).toBe("Access");
+    const byNumber = await getXml(reader, `${E}/information-objects/${f.io}/representations/Access/2`);
+    expect(byName.text).toBe(byNumber.text);
+    const lowerCase = await getXml(reader, `${E}/information-objects/${f.io}/representations/preservation-1`);
+    expect(lowerCase.root.Representation.Name).toBe("Preservation-1");
+    const missing = await reader(`${E}/information-objects/${f.io}/representations/Access-9`);
+    expect(missing.status).toBe(404);
+    expect((await jsonError(missing)).message).toMatch(/no representation named Access-9/);
   });
 
   it("answers 404 for a missing representation and 400 for a bad number", async () => {

@@ -915,7 +915,8 @@ describe("RetentionAPI writes", () => {
       name: "Seven years",
       securityTag: "open",
       period: "7",
-      periodUnit: "YEARS",
+      // Read back as sent (YEAR), so a client comparing what it wrote finds it.
+      periodUnit: "YEAR",
       assignable: "true",
     });
 

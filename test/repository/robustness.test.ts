@@ -449,9 +449,15 @@ function entityJunk(): Case[] {
       const first = ENTITY_ROUTES.findIndex((o) => o.refs.includes(ref)) === i;
       for (const bad of spread(BAD_REFS, first ? 0 : i)) {
         const path = E + r.path.replace(`{${ref}}`, bad);
-        // `%2e%2e` is a dot segment: the URL resolves it away, so the path names no route (404).
-        const expectStatus = bad === "%2e%2e" ? [404] : [400];
-        cases.push({ name: `${ref}=${bad.slice(0, 24)} in ${r.path}`, path, expect: expectStatus });
+        // A ref that is not a UUID names nothing: 404, as the real service answers (pyPreservica maps only
+        // 404 to ReferenceNotFoundException), saying why. `%2e%2e` is a dot segment: the URL resolves it
+        // away, so the path names no route (404 too).
+        cases.push({
+          name: `${ref}=${bad.slice(0, 24)} in ${r.path}`,
+          path,
+          expect: [404],
+          ...(bad === "not-a-uuid" ? { message: /is not a UUID/ } : {}),
+        });
       }
       const unknown = E + r.path.replace(`{${ref}}`, UNKNOWN_UUID);
       cases.push({ name: `unknown ${ref} in ${r.path}`, path: unknown, expect: [404] });
@@ -2173,7 +2179,7 @@ function pathJunk(): Case[] {
           `${method} ${path} ${short} ref ${bad.slice(0, 16)}`,
           method,
           p.replace("{ref}", bad),
-          [400],
+          [404],
           body,
           headers,
         );
@@ -2214,7 +2220,7 @@ function pathJunk(): Case[] {
           `${method} ${path} metadata/${bad.slice(0, 12)}`,
           method,
           `${E}/${path}/{${ph}}/metadata/${bad}`,
-          [400],
+          [404],
           body,
         );
       }
@@ -2359,7 +2365,7 @@ function pathJunk(): Case[] {
         `${method} policy${suffix} ${bad.slice(0, 12)}`,
         method,
         `${E}/retention-policies/${bad}${suffix}`,
-        [400],
+        [404],
         body,
         headers,
       );
@@ -2385,7 +2391,7 @@ function pathJunk(): Case[] {
   add("DELETE a policy in use, not assignable", "DELETE", `${E}/retention-policies/{policy2}`, [409]);
   const approve = el("DeletionAction", ENT7, "<Approval><Approved>true</Approved></Approval>");
   for (const bad of WRITE_BAD_REFS) {
-    add(`approve deletion ${bad.slice(0, 12)}`, "PUT", `${E}/actions/deletions/${bad}`, [400], approve);
+    add(`approve deletion ${bad.slice(0, 12)}`, "PUT", `${E}/actions/deletions/${bad}`, [404], approve);
   }
   add("approve an unknown deletion", "PUT", `${E}/actions/deletions/${UNKNOWN_UUID}`, [404], approve);
   add("approve an entity ref", "PUT", `${E}/actions/deletions/{io}`, [404], approve);
@@ -2630,7 +2636,7 @@ function fileWriteJunk(): Case[] {
     ],
     ["into an asset", `${E}/structural-objects/{io}`, OCTET, FILE, [404], /not found/],
     ["into a deleted folder", `${E}/structural-objects/{binned}`, OCTET, FILE, [404], /not found/],
-    ["into a junk ref", `${E}/structural-objects/{so}x`, OCTET, FILE, [400], /not a UUID/],
+    ["into a junk ref", `${E}/structural-objects/{so}x`, OCTET, FILE, [404], /not a UUID/],
     ["into an unknown folder", `${E}/structural-objects/${UNKNOWN_UUID}`, OCTET, FILE, [404], /not found/],
     ["through v6.0, not a zip", `${E}/v6.0/structural-objects/{so}`, OCTET, FILE, [400], /not a zip file/],
   ] as [string, string, Record<string, string>, Body, number[], RegExp][]) {
@@ -2693,7 +2699,7 @@ function fileWriteJunk(): Case[] {
     ["empty body", gen, { ...good, "Fixity-MD5": md5("") }, Buffer.alloc(0), [400], /body is empty/],
     ["asset ref", `${E}/content-objects/{io}/generations`, good, FILE, [404], /not found/],
     ["unknown ref", `${E}/content-objects/${UNKNOWN_UUID}/generations`, good, FILE, [404], /not found/],
-    ["bad ref", `${E}/content-objects/{co}x/generations`, good, FILE, [400], /not a UUID/],
+    ["bad ref", `${E}/content-objects/{co}x/generations`, good, FILE, [404], /not a UUID/],
     [
       "through v6.0, no Fixity",
       `${E}/v6.0/content-objects/{co}/generations`,
@@ -3126,7 +3132,7 @@ function newReadJunk(): Case[] {
   cases.push({
     name: "content object fragment junk",
     path: `${E}/content-objects/{co}/metadata/x{co}`,
-    expect: [400],
+    expect: [404],
   });
   for (const p of baselines.slice(0, 12)) cases.push({ name: `HEAD ${p}`, method: "HEAD", path: p });
   for (const [i, p] of NEW_READS.entries()) {
@@ -3199,7 +3205,8 @@ function newReadJunk(): Case[] {
     message: /listed under/,
   });
   for (const [i, bad] of [...BAD_REFS.slice(0, 8), UNKNOWN_UUID, "{io}", "{policy}"].entries()) {
-    const status = bad === "%2e%2e" ? [404] : bad === UNKNOWN_UUID || bad.startsWith("{") ? [404] : [400];
+    // Malformed or unknown, a token in the path names nothing: 404 either way.
+    const status = [404];
     cases.push({ name: `progress ${bad.slice(0, 16)}`, path: `${E}/progress/${bad}`, expect: status });
     if (i % 2 === 0)
       cases.push({
@@ -4262,8 +4269,8 @@ function exportJunk(): Case[] {
   for (const [name, path, status, message] of [
     ["an asset as a folder", `${E}/structural-objects/{io}/exports`, [404], /not found|information-objects/],
     ["a folder as an asset", `${E}/information-objects/{so}/exports`, [404], /not found|structural-objects/],
-    ["a junk ref", `${E}/information-objects/{io}x/exports`, [400], /not a UUID|UUID/],
-    ["a 5,000-character ref", `${E}/structural-objects/${"x".repeat(5000)}/exports`, [400], /UUID/],
+    ["a junk ref", `${E}/information-objects/{io}x/exports`, [404], /not a UUID|UUID/],
+    ["a 5,000-character ref", `${E}/structural-objects/${"x".repeat(5000)}/exports`, [404], /UUID/],
     ["an unknown folder", `${E}/structural-objects/${UNKNOWN_UUID}/exports`, [404], /not found/],
     ["a folder in the recycle bin", `${E}/structural-objects/{binned}/exports`, [404], /not found/],
     [
@@ -4279,7 +4286,7 @@ function exportJunk(): Case[] {
       [403],
       /\{?[0-9a-f-]{36}/,
     ],
-    ["through v6.0, a junk ref", `${E}/v6.0/information-objects/x{io}/exports`, [400], /UUID/],
+    ["through v6.0, a junk ref", `${E}/v6.0/information-objects/x{io}/exports`, [404], /UUID/],
   ] as [string, string, number[], RegExp][]) {
     cases.push({
       name: `export ${name}`,
@@ -4311,11 +4318,11 @@ function exportJunk(): Case[] {
     expect: [200],
   });
   for (const [token, status, message] of [
-    ["not-a-uuid", [400], /UUID|token/],
-    ["%00", [400], /UUID|token/],
-    ["{exportDone}x", [400], /UUID|token/],
-    ["x".repeat(5000), [400], /UUID|token/],
-    ["..%2f..%2fetc%2fpasswd", [400], /UUID|token/],
+    ["not-a-uuid", [404], /UUID|token/],
+    ["%00", [404], /UUID|token/],
+    ["{exportDone}x", [404], /UUID|token/],
+    ["x".repeat(5000), [404], /UUID|token/],
+    ["..%2f..%2fetc%2fpasswd", [404], /UUID|token/],
     [UNKNOWN_UUID, [404], /No export/],
     ["{done}", [404], /No export/],
     ["{pending}", [404], /No export/],

@@ -200,6 +200,9 @@ function prepareAll(db: Db) {
     representation: p(
       "SELECT id, io_ref, type, name, idx FROM representations WHERE io_ref = ? AND type = ? COLLATE NOCASE AND idx = ?",
     ),
+    representationNamed: p(
+      "SELECT id, io_ref, type, name, idx FROM representations WHERE io_ref = ? AND name = ? COLLATE NOCASE ORDER BY id LIMIT 1",
+    ),
     representationObjects: p(
       `SELECT e.id, e.ref, e.type, e.title, e.security_tag FROM representation_objects ro
          JOIN entities e ON e.ref = ro.co_ref
@@ -346,6 +349,15 @@ export function findRepresentation(
   idx: number,
 ): RepresentationRecord | undefined {
   return stmts(db).representation.get(ioRef, type, idx) as RepresentationRecord | undefined;
+}
+
+/** The asset's representation named `name` (case-insensitive), as in `…/representations/Access-2`. */
+export function findRepresentationNamed(
+  db: Db,
+  ioRef: string,
+  name: string,
+): RepresentationRecord | undefined {
+  return stmts(db).representationNamed.get(ioRef, name) as RepresentationRecord | undefined;
 }
 
 export function representationObjects(db: Db, representationId: number, tags: string): EntitySummary[] {

@@ -171,14 +171,16 @@ export function addRepresentation(
   name: string | null,
   coRefs: string[],
 ): number {
-  const { n } = prepared(
+  const { n, total } = prepared(
     db,
-    "SELECT coalesce(max(idx), 0) AS n FROM representations WHERE io_ref = ? AND type = ?",
-  ).get(ioRef, type) as { n: number };
+    "SELECT coalesce(max(CASE WHEN type = ? THEN idx END), 0) AS n, count(*) AS total FROM representations WHERE io_ref = ?",
+  ).get(type, ioRef) as { n: number; total: number };
+  // Unnamed, a representation is named as the real service names it: its type and its place among all
+  // the asset's representations (Preservation-1, then Access-2), an address as good as {type}/{n}.
   const info = prepared(db, "INSERT INTO representations (io_ref, type, name, idx) VALUES (?, ?, ?, ?)").run(
     ioRef,
     type,
-    name,
+    name ?? `${type}-${total + 1}`,
     n + 1,
   );
   const repId = Number(info.lastInsertRowid);

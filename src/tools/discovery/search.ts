@@ -43,7 +43,7 @@ const input = z.object({
     .array(
       z.object({
         field: fieldName.describe(
-          "Indexed field, e.g. oai_dc.subject, oai_dc.creator, xip.identifier, xip.format_group (files: Image, Text…)",
+          "Indexed field, e.g. oai_dc.subject, oai_dc.creator, xip.identifier, xip.format_group (files: pdf, png, tiff…)",
         ),
         values: z.array(z.string().max(200)).min(1).max(20).describe("Whole values; % is a wildcard"),
         exclude: z.boolean().optional().describe("true: leave these values out"),
@@ -97,8 +97,8 @@ function first(v: Value | undefined): string | undefined {
 }
 
 /**
- * When a filter on a field with a small vocabulary matched nothing (`xip.format_group: pdf`, where the
- * groups are Document, Image…), the values that field does hold, so the next call can use one. Only on a
+ * When a filter on a field with a small vocabulary matched nothing (`xip.format_group: Image`, where the
+ * groups are pdf, png, tiff…), the values that field does hold, so the next call can use one. Only on a
  * miss, and a failure here only loses the hint.
  */
 async function vocabularyHint(

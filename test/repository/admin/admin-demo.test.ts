@@ -43,7 +43,7 @@ it("shows the disabled volunteer, the added role, and the guest as a temporary u
   expect(details).toContain("<Enabled>false</Enabled>");
   expect(details).toContain("<Role>SDB_VOLUNTEER_USER</Role>");
   expect(await (await manager("/api/admin/security/roles")).text()).toContain(
-    "<Role>SDB_VOLUNTEER_USER</Role>",
+    "<Role>ROLE_SDB_VOLUNTEER_USER</Role>",
   );
   const temp = await value<{ temporaryUsers: { username: string }[] }>("/api/admin/temporary-users");
   expect(temp.temporaryUsers.map((u) => u.username)).toEqual(["guest"]);

@@ -153,7 +153,7 @@ describe("refusals change nothing", () => {
     await expectRefused(
       repo,
       () => postExport(users.manager, "structural-objects", "nope", body),
-      400,
+      404,
       /not a UUID/,
     );
   });
@@ -267,7 +267,7 @@ describe("awkward stores", () => {
 });
 
 describe("the package route", () => {
-  it("answers 404 before the export ends, for other kinds of action and unknown tokens; 400 for junk", async () => {
+  it("answers 404 before the export ends, for other kinds of action, unknown tokens and junk", async () => {
     const running = createAction(
       repo.svc.db,
       { kind: "export", username: "manager", entityRef: PHOTOS, entityType: "SO", params: {} },
@@ -296,7 +296,8 @@ describe("the package route", () => {
     res = await users.manager(`${E}/actions/exports/0b1c2d3e-4f50-4a6b-8c7d-8e9fa0b1c2d3/content`);
     expect(res.status).toBe(404);
     res = await users.manager(`${E}/actions/exports/junk/content`);
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { message: string }).message).toMatch(/not a UUID/);
     repo.svc.db.prepare("DELETE FROM actions WHERE id IN (?, ?)").run(running.id, other.id);
   });
 

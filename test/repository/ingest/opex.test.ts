@@ -179,9 +179,10 @@ describe("an OPEX package", () => {
 
     // The PAX folder is one asset: a preservation and an access representation, one content object each.
     const survey = await readAsset(users.curator, inAcc.get("Survey of the east quay")?.ref as string);
+    // Named as the real service names them: type and place among the asset's representations.
     expect(survey.representations.map((r) => [r.type, r.name]).sort()).toEqual([
-      ["Access", "Access"],
-      ["Preservation", "Preservation"],
+      ["Access", "Access-2"],
+      ["Preservation", "Preservation-1"],
     ]);
     const rep = (type: string) => survey.representations.find((r) => r.type === type);
     const tif = rep("Preservation")?.contentObjects[0];

@@ -70,7 +70,7 @@ describe("a plain zip", () => {
     expect(scan).toMatchObject({ title: "scan.pdf", tag: "open", parent: board.get("Minutes 1921")?.ref });
     expect(scan.representations).toHaveLength(1);
     const rep = scan.representations[0];
-    expect(rep).toMatchObject({ type: "Preservation", name: "Preservation" });
+    expect(rep).toMatchObject({ type: "Preservation", name: "Preservation-1" });
     expect(rep?.contentObjects).toHaveLength(1);
     const co = rep?.contentObjects[0];
     expect(co).toMatchObject({ title: "scan.pdf", tag: "open" });

@@ -194,7 +194,7 @@ describe("who may send a package, and what a refused upload leaves", () => {
     expect(packagesLeft()).toEqual([]);
   });
 
-  it("answers 404 for an unknown folder or an asset, 400 for a malformed ref or an empty body", async () => {
+  it("answers 404 for an unknown folder, an asset or a malformed ref, 400 for an empty body", async () => {
     const zip = await buildZip([{ name: "a.txt", data: "a" }]);
     await expectRefused(
       repo,
@@ -208,7 +208,7 @@ describe("who may send a package, and what a refused upload leaves", () => {
       404,
       /it is an information object/,
     );
-    await expectRefused(repo, () => uploadPackage(users.manager, "not-a-ref", zip), 400, /is not a UUID/);
+    await expectRefused(repo, () => uploadPackage(users.manager, "not-a-ref", zip), 404, /is not a UUID/);
     await expectRefused(
       repo,
       () => uploadPackage(users.manager, folder, Buffer.alloc(0)),

@@ -6,6 +6,7 @@ import { DEMO } from "../../../repository/seed/demo.js";
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
 import { type Db, openDatabaseFile } from "../../../repository/store/db.js";
 import { startTestRepository } from "../../helpers/repository.js";
+import { parseXml } from "../entity-xml.js";
 import { type Fetcher, signIn, type Users } from "../writes/write-helpers.js";
 import { arr, finished, instance, monitorValue, PM, startCheck, text, WF, wfXml } from "./ops-helpers.js";
 
@@ -112,6 +113,46 @@ describe("over the demo collection", () => {
     }
     const again = await finished(u.manager, text((await startCheck(u.manager, COUNCIL)).Id));
     expect(text(again.State)).toBe("Completed");
+  });
+
+  it("serves each bitstream's checks as its integrity-check history, linked from the bitstream", async () => {
+    // The bitstream the test above corrupted: checked three times, the second a fixity mismatch.
+    const { co_ref: co } = soleBlobUnder(repo, COUNCIL);
+    const bitstream = parseXml(
+      await (await u.manager(`/api/entity/content-objects/${co}/generations/1/bitstreams/1`)).text(),
+    );
+    // As in real BitstreamResponses: Self, then IntegrityCheckHistory, then Content.
+    expect(bitstream.text).toMatch(
+      /<AdditionalInformation><Self>[^<]+<\/Self><IntegrityCheckHistory>[^<]+<\/IntegrityCheckHistory><Content>/,
+    );
+    const historyUrl = new URL(text(bitstream.root.AdditionalInformation.IntegrityCheckHistory));
+    expect(historyUrl.pathname).toBe(
+      `/api/entity/content-objects/${co}/generations/1/bitstreams/1/integrity-check-history`,
+    );
+    // pyPreservica's integrity_checks() asks for pages of 10 and reads {entity}IntegrityCheckHistory
+    // elements with xip Type, Success, Date, AdapterName, Fixed, Reason, then Paging/Next and TotalResults.
+    const page = async (query: string) => {
+      const res = await u.manager(`${historyUrl.pathname}?${query}`);
+      expect(res.status).toBe(200);
+      return parseXml(await res.text());
+    };
+    const all = await page("start=0&max=10");
+    expect(all.rootName).toBe("IntegrityCheckHistoryResponse");
+    expect(all.root.Paging.TotalResults).toBe("3");
+    const checks = arr(all.root.IntegrityChecks.IntegrityCheckHistory);
+    expect(checks.map((c) => text(c.Success))).toEqual(["true", "false", "true"]);
+    for (const c of checks) {
+      expect(text(c.Type)).toBe("FULL");
+      expect(text(c.AdapterName)).toBe("Local content store");
+      expect(text(c.Fixed)).toBe("false");
+      expect(Number.isNaN(Date.parse(text(c.Date)))).toBe(false);
+    }
+    expect(text(checks[1].Reason)).toMatch(/^fixity mismatch: SHA-256 recorded at ingest is /);
+    expect(checks[0].Reason).toBeUndefined();
+    expect(all.text).toMatch(/<IntegrityCheckHistory><xip:Type>/);
+    const second = await page("start=1&max=1");
+    expect(text(arr(second.root.IntegrityChecks.IntegrityCheckHistory)[0].Success)).toBe("false");
+    expect(new URL(text(second.root.Paging.Next)).searchParams.get("start")).toBe("2");
   });
 });
 

@@ -331,7 +331,7 @@ export const CASES: Case[] = [
   {
     name: "storage: storage locations of a non-UUID object",
     path: LOC.replace("{co}", "not-a-ref"),
-    expect: [400],
+    expect: [404],
   },
   {
     name: "storage: storage locations of an unknown object",

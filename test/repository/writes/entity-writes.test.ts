@@ -500,7 +500,7 @@ describe("save: PUT /{path}/{ref}", () => {
     await expectRefused(
       repo,
       put(u.curator, "/api/entity/information-objects/not-a-ref", saveXml("InformationObject", ok)),
-      400,
+      404,
       /is not a UUID/,
     );
     await expectRefused(

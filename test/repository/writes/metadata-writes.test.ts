@@ -289,7 +289,7 @@ describe("refusals", () => {
     const ok = container(`<a xmlns="urn:a"/>`);
     await expectRefused(repo, post(u.reader, ok), 403, /reader lacks the Update Metadata permission/);
     await expectRefused(repo, post(u.curator, ok, randomUUID()), 404, /not found/);
-    await expectRefused(repo, post(u.curator, ok, "nope"), 400, /is not a UUID/);
+    await expectRefused(repo, post(u.curator, ok, "nope"), 404, /is not a UUID/);
 
     const mine = addFragment(repo.svc.db, fx.asset, "urn:a", `<a xmlns="urn:a"/>`);
     const url = (mref: string) => `/api/entity/information-objects/${fx.asset}/metadata/${mref}`;
@@ -325,6 +325,6 @@ describe("refusals", () => {
       404,
       /not found on entity/,
     );
-    await expectRefused(repo, () => u.curator(url("x"), { method: "DELETE" }), 400, /is not a UUID/);
+    await expectRefused(repo, () => u.curator(url("x"), { method: "DELETE" }), 404, /is not a UUID/);
   });
 });

@@ -137,7 +137,7 @@ describe("move (PUT …/parent-ref)", () => {
     expect(await refusedUnchanged(put("structural-objects", f.top, "not a ref"), 400)).toMatch(
       /not a folder reference/,
     );
-    expect(await refusedUnchanged(put("structural-objects", "nope", f.other), 400)).toMatch(/not a UUID/);
+    expect(await refusedUnchanged(put("structural-objects", "nope", f.other), 404)).toMatch(/not a UUID/);
     await refusedUnchanged(put("structural-objects", "00000000-0000-4000-8000-000000000000", f.other), 404);
     expect(
       await refusedUnchanged(put("structural-objects", f.top, "00000000-0000-4000-8000-000000000000"), 404),
