@@ -290,6 +290,7 @@ const ENTITY_ROUTES: Route[] = [
   route("/content-objects/{co}/generations/1"),
   route("/content-objects/{co}/generations/1/bitstreams/1"),
   route("/content-objects/{co}/generations/1/bitstreams/1/content"),
+  route("/content-objects/{co}/generations/1/bitstreams/1/integrity-check-history", true),
   route("/events", true),
   route("/events/{event}/event-actions", true),
   route("/entities/updated-since?date=2000-01-01", true),
