@@ -52,11 +52,25 @@ async function propertiesOf(
   if (mime.startsWith("image/")) return imageProperties(head, path);
   if (mime === "application/pdf") {
     if (size > PDF_MAX_BYTES) return [];
-    const pages = await pdfPageCount(size <= head.length ? head : await readBytes(path, size));
+    const pages = await oneWholePdfAtATime(async () =>
+      pdfPageCount(size <= head.length ? head : await readBytes(path, size)),
+    );
     return pages === null ? [] : [{ ...PROPERTY.pageCount, value: String(pages) }];
   }
   if (mime.startsWith("audio/")) return audioProperties(head, size);
   return [];
+}
+
+/**
+ * A PDF is read whole (up to PDF_MAX_BYTES), and an ingest characterises several files at once: one PDF at
+ * a time is in memory (the worker reads them one after another anyway), so a package of large PDFs costs
+ * one of them, not one per file in flight.
+ */
+let pdfTurn: Promise<unknown> = Promise.resolve();
+function oneWholePdfAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const mine = pdfTurn.then(work);
+  pdfTurn = mine.catch(() => undefined);
+  return mine;
 }
 
 async function readBytes(path: string, length: number): Promise<Buffer> {
