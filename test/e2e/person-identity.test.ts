@@ -344,6 +344,19 @@ describe("person mode: each caller signs in as themselves", { timeout: 60_000 },
       expect((await manager.call("whoami")).structured.user).toBe("manager");
       expect((await curator.call("whoami")).structured.user).toBe("curator");
       expect(await curator.tools()).toContain("create_folder");
+      // A confirmation is bound to the person who saw the preview: the manager's token does not work for the curator.
+      const folder = await manager.call("create_folder", {
+        title: "Confirmations are personal",
+        securityTag: "open",
+      });
+      const folderRef = (folder.structured.folder as { ref: string }).ref;
+      await manager.call("create_folder", { title: "Inside it", parent: folderRef });
+      const retag = { ref: folderRef, tag: "closed", includeDescendants: true };
+      const planned = await manager.call("set_security_tag", retag);
+      const managersToken = (planned.structured.confirmationRequired as { token: string }).token;
+      const borrowed = await curator.call("set_security_tag", { ...retag, confirmation: managersToken });
+      expect(borrowed.isError).toBe(true);
+      expect(borrowed.text).toMatch(/issued to another user; nothing was changed/);
       // The manager takes the curator's curation rights away in the repository (a confirmed change).
       const setRoles = { user: "curator", action: "set_roles", roles: ["SDB_ACCESS_USER"] };
       const preview = await manager.call("manage_user", setRoles);
@@ -356,7 +369,8 @@ describe("person mode: each caller signs in as themselves", { timeout: 60_000 },
           securityTag: "open",
         });
         expect(refused.isError).toBe(true);
-        expect(refused.text).toMatch(/403|not allowed|permission|refused/i);
+        // The service's own refusal, naming the person it saw: not a guard of ours.
+        expect(refused.text).toMatch(/The service said: "User curator lacks the Ingest permission/);
       } finally {
         const restore = {
           user: "curator",
