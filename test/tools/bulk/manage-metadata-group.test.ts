@@ -124,7 +124,7 @@ describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
     expect(answer.group.fields.map((f) => f.id)).toEqual(["grade", "surveyor"]);
     const wire = await groupOnWire(repo, made.answer.group.id);
     expect(wire?.name).toBe(`${name} (2026)`);
-    expect((wire?.fields as { id: string; indexed: unknown }[])[0]).toMatchObject({
+    expect((wire?.fields as { id: string; indexed: unknown }[] | undefined)?.[0]).toMatchObject({
       id: "grade",
       indexed: true,
     });
