@@ -352,14 +352,18 @@ async function buildTenant(call) {
     });
   }
 
-  await call(
-    `/api/admin/transforms?${new URLSearchParams({ name: "MODS to CMIS", from: "http://www.loc.gov/mods/v3", to: "http://www.tessella.com/sdb/cmis/metadata", purpose: "cmis" })}`,
-    {
+  // The transforms test_schema reads by their URIs (and deletes and adds back, for UNOG's).
+  for (const [name, from] of [
+    ["MODS to CMIS", "http://www.loc.gov/mods/v3"],
+    ["UNOG CMIS", "https://archive.unog.ch"],
+  ]) {
+    const q = new URLSearchParams({ name, from, to: "http://www.tessella.com/sdb/cmis/metadata", purpose: "cmis" });
+    await call(`/api/admin/transforms?${q}`, {
       method: "POST",
       headers: XML_TYPE,
       body: `<xsl:stylesheet xmlns:xsl="http://www.w3.org/1999/XSL/Transform" version="1.0"><xsl:template match="/"/></xsl:stylesheet>`,
-    },
-  );
+    });
+  }
 
   // Four Integrity Check runs over the folder holding the asset whose history test_integrity_check reads.
   for (let i = 0; i < 4; i++) {
