@@ -6,6 +6,9 @@ import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { clip, lines, plural } from "../support/text.js";
 import { listed, MAX_LINES } from "./params.js";
 
+/** PUIDs listed per rule set in the text: short codes, so a whole registry's worth stays small. */
+const MAX_PUIDS = 80;
+
 const input = z.object({
   puid: z
     .string()
@@ -119,6 +122,17 @@ export default defineTool({
       };
     }
     const structured = { ...(format ? { format } : {}), formatsTotal: formats.length, ruleSets };
+    const overview = lines(
+      `${plural(formats.length, "format")} registered; ${plural(ruleSets.length, "rule set")}:`,
+      ...ruleSets
+        .slice(0, MAX_LINES)
+        .map(
+          (r) =>
+            `- ${r.name}: ${plural(r.rules, "rule")} for ${listed(r.formats, MAX_PUIDS)}${r.description ? ` — ${clip(r.description, 120)}` : ""}`,
+        ),
+      ruleSets.length > MAX_LINES && `… ${ruleSets.length - MAX_LINES} more in the structured answer.`,
+    );
+    // The registry's overview comes with a format too: the structured answer carries it either way.
     const text = format
       ? lines(
           `${format.puid}: ${format.name}${format.version ? ` (version ${format.version})` : ""}; MIME ${format.mimeTypes.join(", ") || "none"}; extensions ${format.extensions.join(", ") || "none"}; families ${format.families.join(", ") || "none"}.`,
@@ -128,17 +142,9 @@ export default defineTool({
           format.migration.length
             ? `Live migration profiles: ${format.migration.map((m) => `${m.profile}: ${m.action === "MIGRATE" ? `migrate to ${m.target}` : m.action.toLowerCase()}`).join("; ")}.`
             : "No live migration profile names it.",
+          overview,
         )
-      : lines(
-          `${plural(formats.length, "format")} registered; ${plural(ruleSets.length, "rule set")}:`,
-          ...ruleSets
-            .slice(0, MAX_LINES)
-            .map(
-              (r) =>
-                `- ${r.name}: ${plural(r.rules, "rule")} for ${listed(r.formats, 12)}${r.description ? ` — ${clip(r.description, 120)}` : ""}`,
-            ),
-          ruleSets.length > MAX_LINES && `… ${ruleSets.length - MAX_LINES} more in the structured answer.`,
-        );
+      : overview;
     return { structured, text };
   },
 });

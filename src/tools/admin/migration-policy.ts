@@ -121,7 +121,7 @@ function ruleLine(r: z.infer<typeof ruleOut>): string {
         5,
       )
     : "all content";
-  return `${r.priority}. ${r.name ?? r.id} — ${r.profile} (${r.formats.join(", ") || "no formats"}) on ${scope}`;
+  return `${r.priority}. ${r.name ?? r.id} — ${r.profile} (${r.formats.join(", ") || "no formats"}) on ${scope}${r.name ? ` (rule id ${r.id})` : ""}`;
 }
 
 async function waitFor(ctx: ToolContext, job: string): Promise<string> {
@@ -268,7 +268,10 @@ export default defineTool({
       !draft &&
         drafts.length > 0 &&
         `Drafts: ${listed(
-          drafts.map((d) => `“${d.name}” ${d.id} (${d.status}, ${d.created.slice(0, 10)} by ${d.createdBy})`),
+          drafts.map(
+            (d) =>
+              `“${d.name}” ${d.id} (${d.status}, ${d.created.slice(0, 16).replace("T", " ")} by ${d.createdBy})`,
+          ),
           10,
         )}.`,
       !draft && drafts.length === 0 && "No drafts.",

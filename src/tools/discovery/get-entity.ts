@@ -15,7 +15,7 @@ import {
 import { KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { windowOf } from "../support/paging.js";
 import { schemaName } from "../support/schemas.js";
-import { clip, formatBytes, lines } from "../support/text.js";
+import { clip, exactBytes, formatBytes, lines } from "../support/text.js";
 import { crumb, entityRef, fixity, format, kind, READ_ONLY, technicalProperty } from "./params.js";
 
 const MAX_LIST = 20;
@@ -284,12 +284,6 @@ function eventLines(events: EventRow[]): string[] {
 
 type Note = (key: string, total: number, shown: number) => void;
 type ObjectList = Promise<{ objects: ContentObjectRef[]; total: number }>;
-
-/** "20,876 bytes (20 KB)": the exact count a person compares, with a readable size beside it. */
-function exactBytes(n: number): string {
-  const readable = formatBytes(n);
-  return n < 1024 ? readable : `${n.toLocaleString("en")} bytes (${readable})`;
-}
 
 /**
  * The recent events of an entity, newest first. An asset's own history holds ingest and edits; what happens

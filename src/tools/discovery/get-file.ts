@@ -22,7 +22,7 @@ import {
 } from "../support/files.js";
 import { extractPdfText, looksLikePdf, PDF_TEXT_MAX_BYTES, PDF_TEXT_MAX_CHARS } from "../support/pdf-text.js";
 import { pickFile } from "../support/pick-file.js";
-import { formatBytes, lines } from "../support/text.js";
+import { exactBytes, formatBytes, lines } from "../support/text.js";
 import { fileChoice, fixity, format, READ_ONLY, technicalProperty } from "./params.js";
 
 const DEFAULT_TEXT_BYTES = 16 * 1024;
@@ -104,7 +104,7 @@ export default defineTool({
     };
     const where = `content object ${coRef}${representation ? ` (${representation} copy of asset ${asset})` : ""}, generation ${gen.index}, file ${bitstream}`;
     const head = lines(
-      `${filename}, ${formatBytes(facts.size)}, ${formatLabel(formats)}; ${where}`,
+      `${filename}, ${exactBytes(facts.size)}, ${formatLabel(formats)}; ${where}`,
       properties.length > 0 && `Technical properties: ${propertiesText(properties)}`,
       facts.fixities.length > 0 &&
         `Fixity: ${facts.fixities.map((f) => `${f.algorithm} ${f.value}`).join("; ")}`,
@@ -117,7 +117,11 @@ export default defineTool({
     );
     const link = (mimeType: string | undefined, why: string) => ({
       structured: { ...base, ...(mimeType ? { mimeType } : {}) },
-      text: lines(head, `${why} Read the bytes as the resource ${uri}.`),
+      text: lines(
+        head,
+        mimeType && `Media type ${mimeType}.`,
+        `${why} Read the bytes as the resource ${uri}.`,
+      ),
       links: [
         {
           uri,
@@ -169,6 +173,7 @@ export default defineTool({
         },
         text: lines(
           head,
+          `Media type ${pdfMime}.`,
           `Text extracted from the PDF (${result.pages} page${result.pages === 1 ? "" : "s"}; ${startsAt === 0 && !more ? "all of it" : `bytes ${startsAt}–${startsAt + slice.length - 1} of the text`}):`,
           text,
           nextOffset !== undefined &&
@@ -224,6 +229,7 @@ export default defineTool({
       structured,
       text: lines(
         head,
+        mimeType && `Media type ${mimeType}.`,
         `Text (${span}):`,
         text,
         nextOffset !== undefined &&

@@ -113,7 +113,7 @@ export function instanceLine(i: InstanceOut): string {
     p && p.total !== undefined
       ? `; ${p.done ?? 0}/${p.total} done${p.failed ? `, ${p.failed} failed` : ""}`
       : "";
-  return `- #${i.id} ${i.context ?? i.type ?? "workflow"}${what} [${i.state}] by ${i.creator ?? "?"}, ${(i.started ?? "?").slice(0, 16).replace("T", " ")}${counts}${i.job ? `; job ${i.job}` : ""}${i.message ? `\n  ${i.message}` : ""}`;
+  return `- #${i.id} ${i.context ?? i.type ?? "workflow"}${what} [${i.state}] by ${i.creator ?? "?"}, ${minute(i.started) ?? "?"}${i.finished ? ` to ${minute(i.finished)}` : ""}${counts}${i.job ? `; job ${i.job}` : ""}${i.message ? `\n  ${i.message}` : ""}`;
 }
 
 async function contextId(ctx: ToolContext, context: string): Promise<string> {
@@ -230,3 +230,8 @@ export default defineTool({
     };
   },
 });
+
+/** "2026-01-20 09:15" from an ISO time: the minute a person reads; the exact time is in the structured answer. */
+function minute(iso: string | undefined): string | undefined {
+  return iso?.slice(0, 16).replace("T", " ");
+}

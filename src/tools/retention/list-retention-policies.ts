@@ -40,6 +40,7 @@ export function policyLine(p: z.infer<typeof policyShape>): string {
     p.expiryAction && `; at expiry ${p.expiryAction}`,
     p.restriction && `; restricts ${p.restriction}`,
     p.assignable ? "" : "; not assignable",
+    p.securityTag && `; security tag ${p.securityTag}`,
     p.description && `. ${clip(p.description, 200)}`,
   ]
     .filter(Boolean)

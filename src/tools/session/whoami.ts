@@ -26,7 +26,7 @@ const whoami = defineTool({
     // The display form: a URL may carry credentials or a query string that no answer should repeat.
     const service = ctx.session.displayUrl;
     const structured = { ...rest, service };
-    const text = `${me.fullName ? `${me.fullName} (${me.user})` : me.user}${me.tenant ? `, tenant ${me.tenant}` : ""}; roles: ${me.roles.join(", ") || "none"}; token valid until ${me.tokenExpiresAt}; service ${service}`;
+    const text = `${me.fullName ? `${me.fullName} (${me.user})` : me.user}${me.tenant ? `, tenant ${me.tenant}` : ""}${me.email ? `, e-mail ${me.email}` : ""}; roles: ${me.roles.join(", ") || "none"}; token valid until ${me.tokenExpiresAt}; session ends ${me.sessionEndsAt} (a fresh sign-in then happens by itself); service ${service}`;
     return { structured, text };
   },
 });

@@ -38,6 +38,12 @@ export function lines(...parts: (string | undefined | false)[]): string {
   return parts.filter((p): p is string => typeof p === "string" && p !== "").join("\n");
 }
 
+/** "20,876 bytes (20 KB)": the exact count a person compares, with a readable size beside it. */
+export function exactBytes(n: number): string {
+  const readable = formatBytes(n);
+  return n < 1024 ? readable : `${n.toLocaleString("en")} bytes (${readable})`;
+}
+
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} bytes`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(n < 10 * 1024 ? 1 : 0)} KB`;

@@ -32,9 +32,14 @@ export function factsOf(structured: unknown, ignore: readonly string[] = []): Fa
   return out;
 }
 
-/** A number may be written with thousands separators ("1,234,567 bytes"). */
+/**
+ * A number may be written with thousands separators ("1,234,567 bytes"); an ISO time to the minute a person
+ * reads ("2026-01-20 09:15"), its seconds and milliseconds being for programs.
+ */
 function spellings(value: string): string[] {
-  return /^\d+$/.test(value) ? [value, Number(value).toLocaleString("en")] : [value];
+  if (/^\d+$/.test(value)) return [value, Number(value).toLocaleString("en")];
+  const iso = value.match(/^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/);
+  return iso ? [value, `${iso[1]} ${iso[2]}`, `${iso[1]}T${iso[2]}`] : [value];
 }
 
 /** The facts of `structured` that `text` does not carry (white space runs compared collapsed). */
