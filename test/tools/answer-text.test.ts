@@ -42,6 +42,7 @@ const CALLS: Record<string, { args: Record<string, unknown>; programOnly?: strin
   // The demo's bin is empty: the text says so in words ("empty"), not "0".
   recycle_bin: [{ args: {}, programOnly: ["total"] }],
   list_retention_policies: [{ args: {} }],
+  list_metadata_groups: [{ args: {} }],
   get_retention: [{ args: { ref: DEMO.refs.pngAsset } }],
   processes: [{ args: {} }],
   workflows: [{ args: {} }],

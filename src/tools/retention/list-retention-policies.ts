@@ -40,7 +40,6 @@ export function policyLine(p: z.infer<typeof policyShape>): string {
     p.expiryAction && `; at expiry ${p.expiryAction}`,
     p.restriction && `; restricts ${p.restriction}`,
     p.assignable ? "" : "; not assignable",
-    p.securityTag && `; security tag ${p.securityTag}`,
     p.description && `. ${clip(p.description, 200)}`,
   ]
     .filter(Boolean)
@@ -70,7 +69,7 @@ export default defineTool({
       page.total === 0
         ? "No retention policies (a manager creates them with `manage_retention_policy`)."
         : `${plural(page.total, "retention policy", "retention policies")}:`,
-      ...policies.map((p) => `- ${policyLine(p)}`),
+      ...policies.map((p) => `- ${policyLine(p)} (security tag ${p.securityTag})`),
       omitted > 0 && `… and ${omitted} more (not shown)`,
     );
     return {
