@@ -19,6 +19,7 @@ const FOR_PROGRAMS = [
   "type", // entity kinds as codes (IO, SO, CO): the text says them in words
   "schema", // schema URIs: the text names a schema by its short name
   "direction", // link direction code: the text words it ("links to", "linked from")
+  "properties.puid", // a technical property's registry code (prp/3): the text names the property ("Image Width")
 ];
 
 /** One or more calls per read tool, with keys that tool may leave out of its text and why. */
