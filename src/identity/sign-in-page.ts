@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie } from "hono/cookie";
 import type { Logger } from "pino";
 import { AuthApi, type LoginOutcome, TwoFactorOutcome } from "../api/auth.js";
@@ -43,6 +44,7 @@ export interface SignInPageOptions {
 /** Wrong passwords or codes one link takes before it is refused (the service's own lockout applies too). */
 export const MAX_TRIES = 5;
 const COOKIE = "pmcp_sign_in";
+const MAX_FORM_BYTES = 16 * 1024;
 
 const HEADERS: Record<string, string> = {
   "Content-Security-Policy": CONTENT_SECURITY_POLICY,
@@ -113,79 +115,86 @@ export function signInPage(o: SignInPageOptions): { app: Hono; close(): Promise<
     );
   });
 
-  app.post("/sign-in", async (c) =>
-    guarded(c, async () => {
-      if (c.req.header("sec-fetch-site") === "cross-site") {
-        return c.html(refusedPage("This form was sent from another site."), 403);
-      }
-      const form = await c.req.parseBody();
-      const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
-      const state = field("state");
-      const link = await usable(c, state);
-      if (link instanceof Response) return link;
-      const cookie = getCookie(c, COOKIE) ?? "";
-      if (!cookie || !sameText(field("form_token"), o.links.formToken(link, cookie))) {
-        return c.html(
-          refusedPage(
-            "This form does not belong to the page this server showed you (cookies must be on for it).",
-          ),
-          403,
-        );
-      }
-      const tries = await o.state.hit(`sign-in-tries:${link.n}`, LINK_TTL_MS);
-      if (tries.count > MAX_TRIES) {
-        return c.html(refusedPage("Too many attempts with this sign-in link."), 429);
-      }
-      const fields = { state, formToken: field("form_token"), service: o.displayService };
-      const signal = AbortSignal.timeout(30_000);
+  app.post(
+    "/sign-in",
+    // A sign-in form is a few hundred bytes: anything much larger is not one, and is not read.
+    bodyLimit({
+      maxSize: MAX_FORM_BYTES,
+      onError: (c) => c.html(refusedPage("This form is far larger than a sign-in form."), 413),
+    }),
+    async (c) =>
+      guarded(c, async () => {
+        if (c.req.header("sec-fetch-site") === "cross-site") {
+          return c.html(refusedPage("This form was sent from another site."), 403);
+        }
+        const form = await c.req.parseBody();
+        const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+        const state = field("state");
+        const link = await usable(c, state);
+        if (link instanceof Response) return link;
+        const cookie = getCookie(c, COOKIE) ?? "";
+        if (!cookie || !sameText(field("form_token"), o.links.formToken(link, cookie))) {
+          return c.html(
+            refusedPage(
+              "This form does not belong to the page this server showed you (cookies must be on for it).",
+            ),
+            403,
+          );
+        }
+        const tries = await o.state.hit(`sign-in-tries:${link.n}`, LINK_TTL_MS);
+        if (tries.count > MAX_TRIES) {
+          return c.html(refusedPage("Too many attempts with this sign-in link."), 429);
+        }
+        const fields = { state, formToken: field("form_token"), service: o.displayService };
+        const signal = AbortSignal.timeout(30_000);
 
-      if (field("step") === "code") {
-        const step = o.links.openStep(field("challenge"), link);
-        if (!step) return c.html(refusedPage("This step does not belong to this sign-in link."), 400);
-        const code = field("code").trim();
-        const codeForm = (error: string) =>
-          c.html(codePage({ ...fields, step: field("challenge"), kind: step.c, user: step.u, error }), 400);
-        if (!code) return codeForm("Enter the code.");
+        if (field("step") === "code") {
+          const step = o.links.openStep(field("challenge"), link);
+          if (!step) return c.html(refusedPage("This step does not belong to this sign-in link."), 400);
+          const code = field("code").trim();
+          const codeForm = (error: string) =>
+            c.html(codePage({ ...fields, step: field("challenge"), kind: step.c, user: step.u, error }), 400);
+          if (!code) return codeForm("Enter the code.");
+          const sentAt = now();
+          let outcome: LoginOutcome;
+          try {
+            outcome =
+              step.c === "two-factor"
+                ? await auth.completeTwoFactor({
+                    username: step.u,
+                    continuation: new TwoFactorOutcome(step.ct ?? "", step.t),
+                    code,
+                    ...(step.t ? { tenant: step.t } : {}),
+                    signal,
+                  })
+                : await auth.completeChallenge(code, { signal });
+          } catch (err) {
+            if (isServiceError(err) && (err.status === 401 || err.status === 403 || err.status === 400)) {
+              return codeForm("The repository did not accept that code; check it and try again.");
+            }
+            throw err;
+          }
+          return settle(c, link, outcome, sentAt, step.u, step.t, fields);
+        }
+
+        const username = field("username").trim();
+        const password = field("password");
+        const tenant = field("tenant").trim() || undefined;
+        const again = (error: string, status: 400 | 401 = 400) =>
+          c.html(passwordPage({ ...fields, username, ...(tenant ? { tenant } : {}), error }), status);
+        if (!username || !password) return again("Enter your user name and password.");
         const sentAt = now();
         let outcome: LoginOutcome;
         try {
-          outcome =
-            step.c === "two-factor"
-              ? await auth.completeTwoFactor({
-                  username: step.u,
-                  continuation: new TwoFactorOutcome(step.ct ?? "", step.t),
-                  code,
-                  ...(step.t ? { tenant: step.t } : {}),
-                  signal,
-                })
-              : await auth.completeChallenge(code, { signal });
+          outcome = await auth.login({ username, password, ...(tenant ? { tenant } : {}), signal });
         } catch (err) {
-          if (isServiceError(err) && (err.status === 401 || err.status === 403 || err.status === 400)) {
-            return codeForm("The repository did not accept that code; check it and try again.");
+          if (isServiceError(err) && (err.status === 401 || err.status === 403)) {
+            return again("The repository refused that user name, password or tenant.", 401);
           }
           throw err;
         }
-        return settle(c, link, outcome, sentAt, step.u, step.t, fields);
-      }
-
-      const username = field("username").trim();
-      const password = field("password");
-      const tenant = field("tenant").trim() || undefined;
-      const again = (error: string, status: 400 | 401 = 400) =>
-        c.html(passwordPage({ ...fields, username, ...(tenant ? { tenant } : {}), error }), status);
-      if (!username || !password) return again("Enter your user name and password.");
-      const sentAt = now();
-      let outcome: LoginOutcome;
-      try {
-        outcome = await auth.login({ username, password, ...(tenant ? { tenant } : {}), signal });
-      } catch (err) {
-        if (isServiceError(err) && (err.status === 401 || err.status === 403)) {
-          return again("The repository refused that user name, password or tenant.", 401);
-        }
-        throw err;
-      }
-      return settle(c, link, outcome, sentAt, username, tenant, fields);
-    }),
+        return settle(c, link, outcome, sentAt, username, tenant, fields);
+      }),
   );
 
   /** What the service answered: signed in, or the next step it asks for. */
