@@ -21,7 +21,10 @@ export const TOOLSETS = {
       "Search, browse and read the collection: entities, metadata, files, events; save files where a download folder is configured",
     defaultOn: true,
   },
-  session: { description: "Who am I, and completing sign-in challenges", defaultOn: true },
+  session: {
+    description: "Who am I, completing sign-in challenges, and what was changed through the assistant",
+    defaultOn: true,
+  },
   metadata: {
     description:
       "Edit descriptions: titles, descriptive metadata fragments (Dublin Core and other schemas), identifiers, links; undo a change from the audit log",

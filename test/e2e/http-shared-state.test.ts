@@ -129,6 +129,11 @@ describe("two instances sharing one Valkey/Redis store", () => {
     const id = changed.text.match(/Audit entry ([0-9a-f-]{36})/)?.[1] as string;
     expect(id).toBeTruthy();
 
+    // The trail is shared: B lists the entry A wrote, with its id.
+    const listed = await onB.call("audit_log", { target: item.ref });
+    expect(listed.isError, listed.text).toBe(false);
+    expect(listed.text).toContain(`audit entry ${id} (\`undo_metadata_change\``);
+
     const preview = await onB.call("undo_metadata_change", { id });
     expect(preview.text).toMatch(/Put back the title and description/);
     const undone = await onB.call("undo_metadata_change", { id, confirmation: tokenOf(preview) });
