@@ -22,7 +22,7 @@ export const TOOLSETS = {
     defaultOn: true,
   },
   session: {
-    description: "Who am I, completing sign-in challenges, and what was changed through the assistant",
+    description: "Who am I, and completing sign-in challenges",
     defaultOn: true,
   },
   metadata: {
@@ -75,7 +75,8 @@ export const TOOLSETS = {
     defaultOn: false,
   },
   operations: {
-    description: "What the repository is doing: processes and their failures, workflows, reports",
+    description:
+      "What the repository is doing: processes and their failures, workflows, reports; what was changed through the assistant (the audit trail)",
     defaultOn: false,
     instructions:
       "Reports and workflow starts run as jobs: a quick one answers its outcome, a longer one a job handle to follow with `job_status`.",

@@ -48,6 +48,7 @@ describe("two instances sharing one Valkey/Redis store", () => {
       ...remoteEnv(repo.url, "manager"),
       PRESERVATION_CONFIRM_KEY: KEY,
       PRESERVATION_STATE_URL: redis.url,
+      PRESERVATION_TOOLSETS: "default,operations",
     });
     [a, b] = await Promise.all([startHttp([], env), startHttp([], env)]);
     [onA, onB] = await Promise.all([connectHttp("v2", a.url), connectHttp("v1", b.url)]);

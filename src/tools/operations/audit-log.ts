@@ -90,7 +90,7 @@ export default defineTool({
   title: "What was changed through the assistant",
   description:
     "What was changed through this server, newest first (who, tool, targets, when, outcome, job) by person, target, dates; each entry's id is what `undo_metadata_change` takes. Managers and administrators see all, others their own.",
-  toolset: "session",
+  toolset: "operations",
   // Only where the trail outlives the process: PRESERVATION_AUDIT_LOG or the shared store.
   requires: "audit-log",
   inputSchema: input,
