@@ -11,6 +11,7 @@ import { type Audience, changesRepository, isToolVisible } from "./guards/visibi
 import type { PersonGate } from "./identity/gate.js";
 import { offerSubscriptions, type SubscriptionSink } from "./live/subscribe-handlers.js";
 import { LocalPathError } from "./local/roots.js";
+import { answerToolsNotOffered } from "./not-offered.js";
 import { registerPrompts } from "./prompts/index.js";
 import { registerResources } from "./resources/index.js";
 import { ChallengeRequired, type Session, SignInRequired } from "./session.js";
@@ -24,6 +25,7 @@ import { listedInput, listedOutput } from "./tool-schemas.js";
 import type { ToolContext } from "./tools/context.js";
 import { type AnyTool, type ConfirmPlan, type TargetRef, UserInputError } from "./tools/define.js";
 import { ALL_TOOLS } from "./tools/index.js";
+import { notOfferedAnswer, rolesInWords } from "./tools/support/access.js";
 import { TOOLSET_IDS, TOOLSETS, type ToolsetInfo } from "./tools/toolsets.js";
 
 export const SERVER_INFO = { name: "preservation-mcp", version: "0.1.0" };
@@ -33,16 +35,27 @@ folders (SO) hold assets (IO); an asset has representations (Preservation, Acces
 generations hold the files (bitstreams). Start with \`search\` or \`browse\`; pass the refs they return to the other
 tools. Lists are paged: pass \`cursor\` back for more.`;
 
-/** The server's instructions: the overview, then how the enabled toolsets' tools fit together. */
+/**
+ * The server's instructions: the overview, then how the tools this session is offered fit together. A
+ * toolset's instructions (its write and confirmation flows) come only with a tool of it that acts, so a
+ * reader is not told about flows they cannot use, but is told why (and that `whoami` explains).
+ */
 export function instructionsFor(audience: Audience): string {
-  const extra = TOOLSET_IDS.filter((t) => audience.toolsets.has(t))
+  const offered = ALL_TOOLS.filter((t) => isToolVisible(t, audience));
+  const extra = TOOLSET_IDS.filter((t) => offered.some((o) => o.toolset === t && !o.annotations.readOnlyHint))
     .map((t) => (TOOLSETS[t] as ToolsetInfo).instructions)
     .filter(Boolean);
   const writes = audience.readOnly
     ? ["Read-only mode: nothing in the repository can be changed through these tools."]
-    : [];
+    : audience.roles && !offered.some(changesRepository)
+      ? [
+          `This session (${rolesInWords(audience.roles)}) is offered no tool that changes the repository. Asked for a change, say so and which role it needs (\`whoami\` tells), rather than trying.`,
+        ]
+      : [];
   return [INSTRUCTIONS, ...extra, ...writes].join("\n");
 }
+
+const TOOLS_BY_NAME = new Map(ALL_TOOLS.map((t) => [t.name, t]));
 
 export interface ServerDeps {
   config: Config;
@@ -102,6 +115,10 @@ export function buildServer(deps: ServerDeps, watching: Watching = {}): McpServe
   if (watching.sink) offerSubscriptions(server, watching.sink);
   const live: LiveServer = { server, registered: new Map(), api: serviceClientOf(deps.session) };
   syncTools(live, deps);
+  answerToolsNotOffered(server, (name) => {
+    const tool = live.registered.has(name) ? undefined : TOOLS_BY_NAME.get(name);
+    return tool && notOfferedAnswer(tool, deps.audience, deps.session.username);
+  });
   track(deps, live);
   registerResources(server, {
     entity: live.api.entity,
@@ -318,6 +335,7 @@ function registerTool(
         signal: deadline.signal,
         signedIn: () => refreshAudience(deps),
         ...(deps.person ? { signOut: (deps.person as PersonGate).signOut } : {}),
+        access: { audience: deps.audience, tools: ALL_TOOLS },
         async progress(progress, total, message) {
           // The protocol wants each notification's progress above the last: a tool that uploads (bytes) and
           // then waits for its job (percent) would otherwise go backwards, so a lower value is not sent.

@@ -4,7 +4,9 @@ import type { EntityApi } from "../api/entity.js";
 import type { ServiceClient } from "../api/index.js";
 import type { Config } from "../config.js";
 import type { AuditLog } from "../guards/audit.js";
+import type { Audience } from "../guards/visibility.js";
 import type { Session } from "../session.js";
+import type { AnyTool } from "./define.js";
 
 /** What every tool handler gets: the typed service APIs, the session, and the request's signal/progress. */
 export interface ToolContext {
@@ -23,6 +25,8 @@ export interface ToolContext {
   signedIn(): Promise<void>;
   /** On a person mode team server: ends the caller's repository session here and on every instance. */
   signOut?(): Promise<void>;
+  /** Who this session serves and every tool there is: what `whoami` explains (support/access.ts). */
+  access: { audience: Audience; tools: readonly AnyTool[] };
   /** Reports progress when the client asked for it (a no-op otherwise). */
   progress(progress: number, total?: number, message?: string): Promise<void>;
 }

@@ -27,3 +27,47 @@ describe.each(ERAS)("whoami (%s)", (era) => {
     expect(text).not.toContain(DEMO_USERS.curator.password);
   });
 });
+
+describe.each(ERAS)("whoami explains what a restricted user may do (%s)", (era) => {
+  let reader: McpHarness;
+  beforeAll(async () => {
+    reader = await startMcp({ user: "reader", era, flags: ["--toolsets", "default,lifecycle"] });
+  });
+  afterAll(() => reader.close());
+
+  it("names the roles in words and, per toolset, what is theirs and which role the rest needs", async () => {
+    const res = await reader.raw("whoami");
+    const s = res.structuredContent as {
+      roleNames: string[];
+      toolsets: { toolset: string; offered: string[]; notOffered: { tools: string[]; why: string }[] }[];
+    };
+    expect(s.roleNames).toEqual(["reader"]);
+    const by = new Map(s.toolsets.map((t) => [t.toolset, t]));
+    expect(by.get("discovery")?.offered).toContain("search");
+    expect(by.get("discovery")?.notOffered).toEqual([
+      { tools: ["download_file"], why: "needs a download folder (PRESERVATION_DOWNLOAD_DIR)" },
+    ]);
+    // Derived from the tools' own role guards: update_entity is a curator's, final_delete a manager's.
+    expect(by.get("metadata")?.offered).toEqual([]);
+    expect(by.get("metadata")?.notOffered[0]?.why).toBe("needs the curator role (or manager, administrator)");
+    expect(by.get("metadata")?.notOffered[0]?.tools).toContain("update_entity");
+    const lifecycle = by.get("lifecycle")?.notOffered.find((n) => n.tools.includes("final_delete"));
+    expect(lifecycle?.why).toBe("needs the manager role (or administrator)");
+    expect(by.get("admin")?.notOffered).toEqual([
+      { tools: expect.arrayContaining(["manage_user"]), why: "off on this server (PRESERVATION_TOOLSETS)" },
+    ]);
+    const text = textOf(res);
+    expect(text).toContain("roles: reader (ROLE_SDB_ACCESS_USER)");
+    expect(text).toMatch(
+      /^- discovery \(Search, browse and read .*\): yours: .*search.*; needs a download folder/m,
+    );
+    expect(text).toMatch(/^- session \(.*\): yours$/m);
+    expect(text).toMatch(
+      /^- structure \(Arrange .*\): needs the curator role \(or manager, administrator\)$/m,
+    );
+    expect(text).toMatch(
+      /^- metadata \(.*\): needs the curator role \(or manager, administrator\): update_entity, .*; needs an audit log/m,
+    );
+    expect(text).toMatch(/^- admin \(.*\): off on this server \(PRESERVATION_TOOLSETS\)$/m);
+  });
+});
