@@ -61,7 +61,7 @@ describe.each(ERAS)("whoami explains what a restricted user may do (%s)", (era) 
     expect(text).toMatch(
       /^- discovery \(Search, browse and read .*\): yours: .*search.*; needs a download folder/m,
     );
-    expect(text).toMatch(/^- session \(.*\): yours$/m);
+    expect(text).toMatch(/^- session \(.*\): yours/m);
     expect(text).toMatch(
       /^- structure \(Arrange .*\): needs the curator role \(or manager, administrator\)$/m,
     );
