@@ -1,7 +1,6 @@
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
+import { type BlockingProxy, type ProxyRule, startBlockingProxy } from "../helpers/blocking-proxy.js";
 import { type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
 import { startTestRepository } from "../helpers/repository.js";
 import { DEMO } from "./discovery/demo-facts.js";
@@ -12,71 +11,20 @@ import { DEMO } from "./discovery/demo-facts.js";
  * it is told to, either answers as a proxy would (an HTML "404 Not Found" page) or forwards the request to
  * a path the service does not have, so the service itself answers its own 404 for an unknown endpoint.
  */
-type Mode = "proxy-page" | "service-404" | "strip-roles";
-
-interface Blocking {
-  path: string;
-  mode: Mode;
-}
-
-async function startProxy(target: string, blocked: Blocking[]): Promise<Server> {
-  const upstream = new URL(target);
-  const server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?", 1)[0];
-    const rule = blocked.find((b) => b.path === path);
-    if (rule?.mode === "proxy-page") {
-      req.resume();
-      res.writeHead(404, { "content-type": "text/html" });
-      res.end(
-        "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n",
-      );
-      return;
-    }
-    const url = rule?.mode === "service-404" ? `${req.url?.replace(path ?? "", `${path}-absent`)}` : req.url;
-    const out = request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: url, headers: req.headers },
-      (up) => {
-        if (rule?.mode !== "strip-roles") {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-          return;
-        }
-        // A service that ignores includeUserDetails: the sign-in reply has no roles.
-        const chunks: Buffer[] = [];
-        up.on("data", (c: Buffer) => chunks.push(c));
-        up.on("end", () => {
-          const { roles: _roles, ...rest } = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-          const body = JSON.stringify(rest);
-          const { "content-length": _length, ...headers } = up.headers;
-          res.writeHead(up.statusCode ?? 502, { ...headers, "content-length": Buffer.byteLength(body) });
-          res.end(body);
-        });
-      },
-    );
-    out.on("error", () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return server;
-}
-
 describe("a 404 for an endpoint the service lacks reads as a missing endpoint, not a missing item", () => {
   let repo: RunningRepository;
-  let proxy: Server;
+  let proxy: BlockingProxy;
   let mcp: McpHarness;
-  const blocked: Blocking[] = [];
+  const blocked: ProxyRule[] = [];
 
   beforeAll(async () => {
     repo = await startTestRepository({ seed: "demo" });
-    proxy = await startProxy(repo.url, blocked);
-    const { port } = proxy.address() as AddressInfo;
-    mcp = await startMcp({
-      repo: { ...repo, url: `http://127.0.0.1:${port}`, close: async () => {} },
-    });
+    proxy = await startBlockingProxy(repo.url, blocked);
+    mcp = await startMcp({ repo: { ...repo, url: proxy.url, close: async () => {} } });
   });
   afterAll(async () => {
     await mcp.close();
-    await new Promise((resolve) => proxy.close(resolve));
+    await proxy.close();
     await repo.close();
   });
   beforeEach(() => {
@@ -114,11 +62,10 @@ describe("a 404 for an endpoint the service lacks reads as a missing endpoint, n
   }
 
   it("whoami, on a service whose sign-in reply has no roles, names /api/user/details as missing", async () => {
-    const rules: Blocking[] = [{ path: "/api/accesstoken/login", mode: "strip-roles" }];
-    const oldService = await startProxy(repo.url, rules);
-    const { port } = oldService.address() as AddressInfo;
+    const rules: ProxyRule[] = [{ path: "/api/accesstoken/login", mode: "strip-roles" }];
+    const oldService = await startBlockingProxy(repo.url, rules);
     const who = await startMcp({
-      repo: { ...repo, url: `http://127.0.0.1:${port}`, close: async () => {} },
+      repo: { ...repo, url: oldService.url, close: async () => {} },
       roles: ["ROLE_SDB_ACCESS_USER"],
     });
     try {
@@ -130,7 +77,7 @@ describe("a 404 for an endpoint the service lacks reads as a missing endpoint, n
       }
     } finally {
       await who.close();
-      await new Promise((resolve) => oldService.close(resolve));
+      await oldService.close();
     }
   });
 

@@ -15,7 +15,8 @@ import {
 import { KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { windowOf } from "../support/paging.js";
 import { schemaName } from "../support/schemas.js";
-import { clip, exactBytes, formatBytes, lines } from "../support/text.js";
+import { clip, exactBytes, lines } from "../support/text.js";
+import { UnreadParts } from "../support/unread.js";
 import { crumb, entityRef, fixity, format, kind, READ_ONLY, technicalProperty } from "./params.js";
 
 const MAX_LIST = 20;
@@ -103,6 +104,8 @@ const output = z.object({
     .optional(),
   /** How many were left out of each list. */
   omitted: z.record(z.string(), z.number()).optional(),
+  /** Parts the service failed to give (one representation, one content object's files…), with why. */
+  unread: z.array(z.object({ part: z.string(), reason: z.string() })).optional(),
 });
 
 /** `http://purl.org/dc/terms/isVersionOf` → `isVersionOf`. */
@@ -126,6 +129,8 @@ export default defineTool({
     const e = await loadEntity(ctx, args.ref, { expect: order });
     const want = new Set(args.include);
     const omitted: Record<string, number> = {};
+    // One failed sub-request loses only its own part of the answer, named with why (support/unread.ts).
+    const unread = new UnreadParts(ctx, "get_entity");
     const note = (key: string, total: number, shown: number) => {
       if (total > shown) omitted[key] = total - shown;
     };
@@ -133,37 +138,46 @@ export default defineTool({
     // An asset's content objects serve both its files and its files' events: listed once.
     const objects =
       e.type === "IO" && (want.has("files") || want.has("events"))
-        ? contentObjectsOf(ctx, e.ref, MAX_FILES)
+        ? contentObjectsOf(ctx, e.ref, MAX_FILES, unread)
         : undefined;
     const [trail, identifiers, links, files, events] = await Promise.all([
       // One request per level above: asked for by default, left out when a caller lists only other parts.
       want.has("path") ? ancestors(ctx, e) : undefined,
       want.has("identifiers")
-        ? ctx.entity.identifiers(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
-            note("identifiers", p.total, p.items.length);
-            return p.items.map((i) => ({ type: i.type, value: i.value }));
-          })
-        : undefined,
-      want.has("links")
-        ? ctx.entity.links(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
-            note("links", p.total, p.items.length);
-            return p.items.map((l) => ({
-              relation: relationName(l.linkType),
-              direction: l.direction,
-              ref: l.ref,
-              type: KIND_OF[l.type],
-              title: l.title,
-            }));
-          })
-        : undefined,
-      want.has("files") && e.type !== "SO"
-        ? filesOf(
-            ctx,
-            objects ?? Promise.resolve({ objects: [{ ref: e.ref, representation: "" }], total: 1 }),
-            note,
+        ? unread.attempt("the identifiers", () =>
+            ctx.entity.identifiers(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
+              note("identifiers", p.total, p.items.length);
+              return p.items.map((i) => ({ type: i.type, value: i.value }));
+            }),
           )
         : undefined,
-      want.has("events") ? recentEvents(ctx, e.ref, e.type, objects, note) : undefined,
+      want.has("links")
+        ? unread.attempt("the links", () =>
+            ctx.entity.links(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
+              note("links", p.total, p.items.length);
+              return p.items.map((l) => ({
+                relation: relationName(l.linkType),
+                direction: l.direction,
+                ref: l.ref,
+                type: KIND_OF[l.type],
+                title: l.title,
+              }));
+            }),
+          )
+        : undefined,
+      want.has("files") && e.type !== "SO"
+        ? unread.attempt(`the files of ${e.ref}`, () =>
+            filesOf(
+              ctx,
+              objects ?? Promise.resolve({ objects: [{ ref: e.ref, representation: "" }], total: 1 }),
+              note,
+              unread,
+            ),
+          )
+        : undefined,
+      want.has("events")
+        ? unread.attempt("the recent events", () => recentEvents(ctx, e.ref, e.type, objects, note, unread))
+        : undefined,
     ]);
     const fragments = want.has("metadata")
       ? e.fragments
@@ -191,6 +205,7 @@ export default defineTool({
       ...(files ? { files } : {}),
       ...(events ? { events } : {}),
       ...(Object.keys(omitted).length ? { omitted } : {}),
+      ...(unread.items.length ? { unread: unread.items } : {}),
     };
 
     const more = (key: string, tool: string) =>
@@ -251,6 +266,7 @@ export default defineTool({
         (events.length
           ? `Recent events (newest first):\n${eventLines(events).join("\n")}${more("events", `list_events with this ref${e.type === "IO" ? " or a content object's" : ""}`)}`
           : "Events: none"),
+      unread.text(),
     );
     return { structured, text };
   },
@@ -296,20 +312,24 @@ async function recentEvents(
   type: EntityType,
   objects: ObjectList | undefined,
   note: Note,
+  unread: UnreadParts,
 ) {
   const histories: { ref: string; type: EntityType; own: boolean }[] = [{ ref, type, own: true }];
   if (objects) {
     const { objects: cos } = await objects;
     for (const co of cos.slice(0, MAX_EVENT_OBJECTS)) histories.push({ ref: co.ref, type: "CO", own: false });
   }
-  const windows = await mapLimit(histories, 3, (h) =>
-    windowOf(
-      (start, max) => ctx.entity.eventActions(h.ref, h.type, { start, max, signal: ctx.signal }),
-      0,
-      RECENT_EVENTS,
-      true,
-    ).then((w) => ({ ...w, h })),
+  const read = await mapLimit(histories, 3, (h) =>
+    unread.attempt(h.own ? "this entity's events" : `the events of content object ${h.ref}`, () =>
+      windowOf(
+        (start, max) => ctx.entity.eventActions(h.ref, h.type, { start, max, signal: ctx.signal }),
+        0,
+        RECENT_EVENTS,
+        true,
+      ).then((w) => ({ ...w, h })),
+    ),
   );
+  const windows = read.filter((w) => w !== undefined);
   const rows = windows.flatMap(({ items, h }) =>
     items.map((a) => ({
       date: a.date ?? a.event.date,
@@ -331,23 +351,28 @@ async function recentEvents(
   return shown;
 }
 
-async function filesOf(ctx: ToolContext, list: ObjectList, note: Note) {
+async function filesOf(ctx: ToolContext, list: ObjectList, note: Note, unread: UnreadParts) {
   const { objects, total } = await list;
   note("files", total, objects.length);
   // Content objects a couple at a time: each one is itself a few requests (generations, generation, files).
-  return mapLimit(objects, 2, async (co: ContentObjectRef) => {
-    const gen = await pickGeneration(ctx, co.ref);
-    const g = await generationFacts(ctx, co.ref, gen, MAX_BITSTREAMS);
-    if (g.moreBitstreams)
-      note(`bitstreams of ${co.ref}`, g.moreBitstreams + g.bitstreams.length, g.bitstreams.length);
-    return {
-      contentObject: co.ref,
-      ...(co.title ? { title: co.title } : {}),
-      ...(co.representation ? { representation: co.representation } : {}),
-      generation: g.generation,
-      formats: g.formats,
-      ...(g.properties.length ? { properties: g.properties } : {}),
-      bitstreams: g.bitstreams,
-    };
-  });
+  const read = await mapLimit(objects, 2, (co: ContentObjectRef) =>
+    unread.attempt(`the files of content object ${co.ref}`, () => fileFacts(ctx, co, note)),
+  );
+  return read.filter((f) => f !== undefined);
+}
+
+async function fileFacts(ctx: ToolContext, co: ContentObjectRef, note: Note) {
+  const gen = await pickGeneration(ctx, co.ref);
+  const g = await generationFacts(ctx, co.ref, gen, MAX_BITSTREAMS);
+  if (g.moreBitstreams)
+    note(`bitstreams of ${co.ref}`, g.moreBitstreams + g.bitstreams.length, g.bitstreams.length);
+  return {
+    contentObject: co.ref,
+    ...(co.title ? { title: co.title } : {}),
+    ...(co.representation ? { representation: co.representation } : {}),
+    generation: g.generation,
+    formats: g.formats,
+    ...(g.properties.length ? { properties: g.properties } : {}),
+    bitstreams: g.bitstreams,
+  };
 }

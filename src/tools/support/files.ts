@@ -4,6 +4,7 @@ import type { ToolContext } from "../context.js";
 import { UserInputError } from "../define.js";
 import { loadEntity, mapLimit } from "./entities.js";
 import { clip } from "./text.js";
+import type { UnreadParts } from "./unread.js";
 
 /**
  * The content chain below an asset, in our terms: representations (Preservation, Access) hold content
@@ -25,16 +26,22 @@ export async function contentObjectsOf(
   ctx: ToolContext,
   assetRef: string,
   max: number,
+  unread?: UnreadParts,
 ): Promise<{ objects: ContentObjectRef[]; total: number }> {
   const reps = await ctx.entity.representations(assetRef, { max: 20, signal: ctx.signal });
+  // Given `unread`, a representation that cannot be read is named there and the others still count.
+  const read = (r: (typeof reps.items)[number]) =>
+    ctx.entity.representation(assetRef, r.type, r.index, ctx.signal);
   const details = await mapLimit(reps.items, IN_FLIGHT, (r) =>
-    ctx.entity.representation(assetRef, r.type, r.index, ctx.signal),
+    unread
+      ? unread.attempt(`the ${r.type} representation ${r.index} of asset ${assetRef}`, () => read(r))
+      : read(r),
   );
   const all: ContentObjectRef[] = details.flatMap((rep, i) =>
-    rep.contentObjects.map((co) => ({
+    (rep?.contentObjects ?? []).map((co) => ({
       ref: co.ref,
       ...(co.title ? { title: co.title } : {}),
-      representation: rep.type || (reps.items[i]?.type ?? ""),
+      representation: rep?.type || (reps.items[i]?.type ?? ""),
     })),
   );
   // Preservation copies first: they are the originals people mean by "the file".

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addIdentifier, insertEntity } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
+import { type BlockingProxy, startBlockingProxy } from "../../helpers/blocking-proxy.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
 import { ancestorsOf, assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
@@ -263,5 +265,64 @@ describe("get_entity", () => {
     expect(res.isError).toBeFalsy();
     expect(textOf(res).length).toBeLessThan(4000);
     expect(JSON.stringify(res.structuredContent).length).toBeLessThan(6000);
+  });
+});
+
+/**
+ * One failed sub-request loses only its own part: with one of an asset's representations unreadable (the
+ * real service behind a loopback proxy that answers that one request with the service's JSON 404), the
+ * answer still gives the other representation's files and names the one it could not read, and why.
+ */
+describe("get_entity when one sub-request fails", () => {
+  let proxy: BlockingProxy;
+  let mcp: McpHarness;
+  beforeAll(async () => {
+    const repo = await startTestRepository({ seed: "demo" });
+    proxy = await startBlockingProxy(repo.url);
+    mcp = await startMcp({ repo: { ...repo, url: proxy.url, close: () => repo.close() } });
+  });
+  afterAll(async () => {
+    await mcp.close();
+    await proxy.close();
+  });
+
+  it("answers with the files it read and names the representation it could not read", async () => {
+    const ref = DEMO.refs.pngAsset;
+    const whole = await mcp.call<{ files: { representation?: string; contentObject: string }[] }>(
+      "get_entity",
+      {
+        ref,
+        include: ["files"],
+      },
+    );
+    const reps = [...new Set(whole.files.map((f) => f.representation))];
+    expect(reps.length).toBeGreaterThan(1);
+    const lost = whole.files.find((f) => f.representation !== "Preservation");
+    const kept = whole.files.find((f) => f.representation === "Preservation");
+    proxy.rules.push({
+      path: `/api/entity/information-objects/${ref}/representations/${lost?.representation}/1`,
+      mode: "item-404",
+    });
+    const res = await mcp.raw("get_entity", { ref, include: ["files", "identifiers"] });
+    expect(res.isError, textOf(res)).toBeFalsy();
+    const s = res.structuredContent as {
+      files: { contentObject: string }[];
+      identifiers: unknown[];
+      unread: { part: string; reason: string }[];
+    };
+    expect(s.files.map((f) => f.contentObject)).toEqual([kept?.contentObject]);
+    expect(s.identifiers.length).toBeGreaterThan(0);
+    expect(s.unread).toEqual([
+      {
+        part: `the ${lost?.representation} representation 1 of asset ${ref}`,
+        reason: expect.stringContaining("HTTP 404"),
+      },
+    ]);
+    const text = textOf(res);
+    expect(text).toContain(kept?.contentObject);
+    expect(text).toContain(
+      `Not read (the rest of this answer stands): the ${lost?.representation} representation 1`,
+    );
+    proxy.rules.length = 0;
   });
 });

@@ -12,7 +12,8 @@ import { missingFacts } from "./text-facts.js";
  * Left out: resource URIs (handles for programs, also sent as resource links), entity kinds (written in
  * words: "content object" for content_object), paging flags, schema URIs (named by their short name).
  */
-const HANDLES = ["uri", "hasMore"];
+// Technical property PUIDs (prp/3) too: the text names each property ("Image Width").
+const HANDLES = ["uri", "hasMore", "properties.puid"];
 
 describe("the text of every discovery answer carries the facts of its structured content", () => {
   const folder = mkdtempSync(join(tmpdir(), "pmcp-text-facts-"));
