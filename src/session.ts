@@ -239,11 +239,6 @@ export class Session {
     return this.#username || this.#details?.user || "";
   }
 
-  /** Whether this is a person's session (identity "person"): it never logs in with a password. */
-  get isPerson(): boolean {
-    return this.#person !== undefined;
-  }
-
   get state(): SessionState {
     if (this.#challenge) return { kind: "challenge-required", challenge: this.#challenge.error };
     if (this.#current) {
