@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
@@ -46,6 +49,8 @@ const CALLS: Record<string, { args: Record<string, unknown>; programOnly?: strin
   list_metadata_groups: [{ args: {} }],
   get_retention: [{ args: { ref: DEMO.refs.pngAsset } }],
   processes: [{ args: {} }],
+  // Scope as a code: the text says "only your own" when the list is not everyone's.
+  audit_log: [{ args: {}, programOnly: ["scope"] }],
   workflows: [{ args: {} }],
   users_and_access: [{ args: {} }],
   // Feature and unit codes (STORAGE, count): the text names each limit in words ("Storage", "Named users").
@@ -60,12 +65,20 @@ const CALLS: Record<string, { args: Record<string, unknown>; programOnly?: strin
 const READ_TOOLS = ALL_TOOLS.filter((t) => t.annotations.readOnlyHint === true).map((t) => t.name);
 
 describe("every read tool's text carries the facts of its structured content", () => {
+  const folder = mkdtempSync(join(tmpdir(), "pmcp-answer-text-"));
   let mcp: McpHarness;
   beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: ["--toolsets", "all"] });
+    mcp = await startMcp({
+      user: "manager",
+      flags: ["--toolsets", "all"],
+      env: { PRESERVATION_AUDIT_LOG: join(folder, "audit.jsonl") },
+    });
+    // One change through the assistant, so audit_log has an entry to show.
+    await mcp.call("update_entity", { ref: DEMO.refs.textAsset, title: "Harbour master's journal, 1852" });
   });
   afterAll(async () => {
     await mcp.close();
+    rmSync(folder, { recursive: true, force: true });
   });
 
   it("every read tool of the registry has a call here", () => {
