@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { spawnUntil as spawnProcessUntil, stop } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -57,24 +58,7 @@ const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
 /** Spawns the CLI and resolves once `pattern` appears on the given stream. */
 function spawnUntil(args, env, stream, pattern) {
-  const child = spawn(process.execPath, [cli, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child[stream].setEncoding("utf8").on("data", (d) => {
-      text += d;
-      const m = text.match(pattern);
-      if (m) resolve({ child, match: m[1] });
-    });
-    child.once("exit", (code) => reject(new Error(`${args[0] ?? "mcp"} exited with ${code}: ${text}`)));
-  });
-}
-
-function stop(child) {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
+  return spawnProcessUntil(process.execPath, [cli, ...args], env, stream, pattern);
 }
 
 /** CPU milliseconds (user + system) a process has used so far; undefined where /proc is not there. */
