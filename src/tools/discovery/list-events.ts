@@ -37,6 +37,12 @@ const input = z.object({
   to: date("On or before (inclusive)"),
   user: z.string().trim().min(1).max(100).optional().describe("Only events by this username"),
   newestFirst: z.boolean().default(true).describe("Order (default newest first)"),
+  detail: z
+    .enum(["compact", "full"])
+    .default("compact")
+    .describe(
+      "With event: compact (default) says the event's type, date and user once and names each entity once; full repeats them on every line",
+    ),
   limit: limit(20, 100),
   cursor,
 });
@@ -56,6 +62,17 @@ const output = z.object({
       touchedMore: z.number().optional(),
     }),
   ),
+  /** With event and compact detail: the event once, and each entity it acted on once (events is empty). */
+  event: z
+    .object({
+      eventRef: z.string(),
+      type: z.string(),
+      date: z.string(),
+      user: z.string(),
+      workflow: z.string().optional(),
+    })
+    .optional(),
+  entities: z.array(item.extend({ action: z.string().optional() })).optional(),
   ...page,
 });
 
@@ -352,14 +369,24 @@ export default defineTool({
     const { kept, cut } = withinBudget(rows);
     rows = kept;
     const paging = pageFacts(offset, rows.length, total, hash);
-    const eventLines = rows.map(
-      (r) =>
-        `- ${r.date} ${r.type}${r.action ? ` (${r.action})` : ""} by ${r.user}${r.workflow ? `, ${r.workflow}` : ""}${
-          r.entityRef
-            ? ` on ${r.touched?.[0]?.title ? `${spoken(TYPE_OF[r.touched[0].type])} "${clip(r.touched[0].title, 80)}" ` : ""}${r.entityRef}`
-            : ` event ${r.eventRef}${touchedText(r)}`
-        }`,
+    // One event's entities share its type, date, user and workflow: said once unless full detail is asked for.
+    const compactEvent = Boolean(args.event) && args.detail === "compact" && rows.length > 0;
+    const first = rows[0];
+    if (compactEvent && first) {
+      head = `${head}: ${first.type} by ${first.user} on ${first.date}${first.workflow ? `, ${first.workflow}` : ""}`;
+    }
+    const eventLines = rows.map((r) =>
+      compactEvent
+        ? `- ${r.touched?.[0]?.title ? `${spoken(TYPE_OF[r.touched[0].type])} "${clip(r.touched[0].title, 80)}" ` : ""}${r.entityRef ?? ""}${r.action ? ` (${r.action})` : ""}`
+        : fullLine(r),
     );
+    function fullLine(r: Row): string {
+      return `- ${r.date} ${r.type}${r.action ? ` (${r.action})` : ""} by ${r.user}${r.workflow ? `, ${r.workflow}` : ""}${
+        r.entityRef
+          ? ` on ${r.touched?.[0]?.title ? `${spoken(TYPE_OF[r.touched[0].type])} "${clip(r.touched[0].title, 80)}" ` : ""}${r.entityRef}`
+          : ` event ${r.eventRef}${touchedText(r)}`
+      }`;
+    }
     const text = lines(
       `${head}${rows.length ? (args.newestFirst ? ", newest first:" : ", oldest first:") : "."}`,
       ...eventLines,
@@ -369,6 +396,24 @@ export default defineTool({
       spanHint,
       filesHint,
     );
-    return { structured: { events: rows, ...paging }, text };
+    const structured =
+      compactEvent && first
+        ? {
+            events: [],
+            event: {
+              eventRef: first.eventRef,
+              type: first.type,
+              date: first.date,
+              user: first.user,
+              ...(first.workflow ? { workflow: first.workflow } : {}),
+            },
+            entities: rows.map((r) => ({
+              ...(r.touched?.[0] ?? { ref: r.entityRef ?? "", type: "asset" as const, title: "" }),
+              ...(r.action ? { action: r.action } : {}),
+            })),
+            ...paging,
+          }
+        : { events: rows, ...paging };
+    return { structured, text };
   },
 });

@@ -33,7 +33,11 @@ async function everyEvent(
   let cursor: string | undefined;
   let total: number | undefined;
   for (let i = 0; i < 50; i++) {
-    const a = await mcp.call<Answer>("list_events", { ...args, ...(cursor ? { cursor } : {}) });
+    const a = await mcp.call<Answer>("list_events", {
+      ...args,
+      ...(args.event ? { detail: "full" } : {}),
+      ...(cursor ? { cursor } : {}),
+    });
     total ??= a.total;
     expect(a.total).toBe(total);
     rows.push(...a.events);
@@ -175,12 +179,33 @@ describe("list_events", () => {
     }
     // One event's own actions: each entity named in the row and the text.
     const link = a.events.find((e) => e.touched?.some((t) => t.ref === DEMO.refs.mapNorthQuay1856));
-    const actions = await mcp.raw("list_events", { event: link?.eventRef, limit: 100 });
+    const actions = await mcp.raw("list_events", { event: link?.eventRef, limit: 100, detail: "full" });
     const rows = (actions.structuredContent as unknown as Answer).events;
     expect(rows.every((r) => r.touched?.[0]?.ref === r.entityRef && r.touched?.[0]?.title)).toBe(true);
     expect(textOf(actions)).toContain(
       `on asset "${entity(DEMO.refs.mapNorthQuay1856).title}" ${DEMO.refs.mapNorthQuay1856}`,
     );
+  });
+
+  it("says what one ingest brought in compactly by default: the event once, each entity once", async () => {
+    const ingest = all.find((e) => e.type === "Ingest");
+    const full = await mcp.raw("list_events", { event: ingest?.eventRef, detail: "full" });
+    const compact = await mcp.raw("list_events", { event: ingest?.eventRef });
+    const f = full.structuredContent as unknown as Answer;
+    const c = compact.structuredContent as unknown as Answer & {
+      event: { eventRef: string; type: string; user: string };
+      entities: { ref: string; title: string; type: string; action?: string }[];
+    };
+    expect(c.event).toMatchObject({ eventRef: ingest?.eventRef, type: "Ingest", user: ingest?.user });
+    expect(c.entities.map((e) => e.ref)).toEqual(f.events.map((r) => r.entityRef));
+    for (const e of c.entities) {
+      expect(e.title).toBe(entity(e.ref).title);
+      expect(textOf(compact)).toContain(`"${e.title}" ${e.ref}`);
+    }
+    expect(textOf(compact).split("\n")[0]).toContain(`Ingest by ${ingest?.user} on ${ingest?.date}`);
+    // The same facts in well under two thirds of the characters (text and structured content together).
+    const size = (r: typeof full) => textOf(r).length + JSON.stringify(r.structuredContent).length;
+    expect(size(compact)).toBeLessThan(size(full) * 0.66);
   });
 
   it("points from an asset's history to its files' integrity checks", async () => {
