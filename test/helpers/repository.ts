@@ -1,8 +1,34 @@
 import { type RepositoryOptions, type RunningRepository, startRepository } from "../../repository/server.js";
+import { copyOfTemplate, TEMPLATE_SEEDS, type TemplateSeed } from "./templates.js";
 
-/** Starts a repository service in-process on a free loopback port (real HTTP) for one test file. */
+/**
+ * Starts a repository service in-process on a free loopback port (real HTTP) for one test file. A temporary
+ * store seeded "demo" or "none" starts from a copy of the run's template (test/global-setup.ts) rather than
+ * being made again; its own clock or passwords would make a different store, so those are seeded as before.
+ */
 export async function startTestRepository(opts: RepositoryOptions = {}): Promise<RunningRepository> {
-  return startRepository({ port: 0, host: "127.0.0.1", seed: "none", ...opts });
+  const seed = opts.seed ?? "none";
+  const fromTemplate =
+    opts.dataDir === undefined &&
+    opts.now === undefined &&
+    opts.passwords === undefined &&
+    (TEMPLATE_SEEDS as readonly unknown[]).includes(seed)
+      ? copyOfTemplate(seed as TemplateSeed)
+      : undefined;
+  if (!fromTemplate) return startRepository({ port: 0, host: "127.0.0.1", ...opts, seed });
+  try {
+    const repo = await startRepository({ port: 0, host: "127.0.0.1", ...opts, seed, dataDir: fromTemplate.dir });
+    return {
+      ...repo,
+      async close() {
+        await repo.close();
+        fromTemplate.remove();
+      },
+    };
+  } catch (err) {
+    fromTemplate.remove();
+    throw err;
+  }
 }
 
 export const DEMO_USERS = {
