@@ -23,6 +23,7 @@ import {
 import { extractPdfText, looksLikePdf, PDF_TEXT_MAX_BYTES, PDF_TEXT_MAX_CHARS } from "../support/pdf-text.js";
 import { pickFile } from "../support/pick-file.js";
 import { exactBytes, formatBytes, lines } from "../support/text.js";
+import type { UnreadPart } from "../support/unread.js";
 import { fileChoice, fixity, format, READ_ONLY, technicalProperty } from "./params.js";
 
 const DEFAULT_TEXT_BYTES = 16 * 1024;
@@ -65,6 +66,8 @@ const output = z.object({
   offset: z.number().optional(),
   truncated: z.boolean().optional(),
   nextOffset: z.number().optional(),
+  /** Parts the service failed to give while choosing by name or format, with why; the choice is among the rest. */
+  unread: z.array(z.object({ part: z.string(), reason: z.string() })).optional(),
   /** Files of the chosen representation besides this one (asset refs only). */
   otherFiles: z.number().optional(),
 });
@@ -101,6 +104,7 @@ export default defineTool({
       fixities: facts.fixities,
       uri,
       ...(otherFiles ? { otherFiles } : {}),
+      ...(file.unread?.length ? { unread: file.unread } : {}),
     };
     const where = `content object ${coRef}${representation ? ` (${representation} copy of asset ${asset})` : ""}, generation ${gen.index}, file ${bitstream}`;
     const head = lines(
@@ -114,6 +118,8 @@ export default defineTool({
       file.matches !== undefined &&
         file.matches > 1 &&
         `First of ${file.matches} files matching name/format; narrow them to pick another.`,
+      (file.unread?.length ?? 0) > 0 &&
+        `Not searched (the choice is among the rest): ${(file.unread ?? []).map((u) => `${u.part}: ${u.reason}`).join(" ")}`,
     );
     const link = (mimeType: string | undefined, why: string) => ({
       structured: { ...base, ...(mimeType ? { mimeType } : {}) },
@@ -249,14 +255,19 @@ export default defineTool({
 async function chooseFile(
   ctx: ToolContext,
   args: z.infer<typeof input>,
-): Promise<ResolvedFile & { matches?: number }> {
+): Promise<ResolvedFile & { matches?: number; unread?: UnreadPart[] }> {
   if (args.name === undefined && args.format === undefined) return resolveFile(ctx, args);
-  const { file, matches, asset } = await pickFile(ctx, args);
+  const { file, matches, asset, unread } = await pickFile(ctx, args);
   const chosen = await resolveFile(ctx, {
     ref: file.contentObject,
     representation: args.representation,
     generation: file.generation,
     bitstream: file.bitstream,
   });
-  return { ...chosen, ...(asset ? { asset, representation: args.representation } : {}), matches };
+  return {
+    ...chosen,
+    ...(asset ? { asset, representation: args.representation } : {}),
+    matches,
+    ...(unread.length ? { unread } : {}),
+  };
 }

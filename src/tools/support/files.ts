@@ -27,8 +27,13 @@ export async function contentObjectsOf(
   assetRef: string,
   max: number,
   unread?: UnreadParts,
+  /** Read only the representations of this type (case-insensitive), e.g. "Preservation". */
+  onlyType?: string,
 ): Promise<{ objects: ContentObjectRef[]; total: number }> {
-  const reps = await ctx.entity.representations(assetRef, { max: 20, signal: ctx.signal });
+  const listed = await ctx.entity.representations(assetRef, { max: 20, signal: ctx.signal });
+  const reps = onlyType
+    ? { ...listed, items: listed.items.filter((r) => r.type.toLowerCase() === onlyType.toLowerCase()) }
+    : listed;
   // Given `unread`, a representation that cannot be read is named there and the others still count.
   const read = (r: (typeof reps.items)[number]) =>
     ctx.entity.representation(assetRef, r.type, r.index, ctx.signal);

@@ -5,6 +5,7 @@ import { loadEntity, mapLimit } from "./entities.js";
 import { guessMime } from "./file-text.js";
 import { contentObjectsOf, formatLabel, pickGeneration } from "./files.js";
 import { clip } from "./text.js";
+import { type UnreadPart, UnreadParts } from "./unread.js";
 
 /**
  * Choosing one file of an asset (or of a content object) by its name or its format, for `get_file`:
@@ -82,16 +83,20 @@ export interface FilePick {
 export async function pickFile(
   ctx: ToolContext,
   pick: FilePick,
-): Promise<{ file: FileCandidate; matches: number; asset?: string }> {
+): Promise<{ file: FileCandidate; matches: number; asset?: string; unread: UnreadPart[] }> {
   const e = await loadEntity(ctx, pick.ref, { expect: ["IO", "CO"] });
+  // A representation or content object that cannot be read is left out of the choice and named.
+  const unread = new UnreadParts(ctx, "get_file");
   let candidates: FileCandidate[];
   let where: string;
   if (e.type === "IO") {
-    const { objects } = await contentObjectsOf(ctx, e.ref, 1000);
+    const { objects } = await contentObjectsOf(ctx, e.ref, 1000, unread, pick.representation);
     const wanted = pick.representation.toLowerCase();
     const inRep = objects.filter((o) => o.representation.toLowerCase() === wanted).slice(0, MAX_OBJECTS);
-    const lists = await mapLimit(inRep, IN_FLIGHT, (o) => filesOf(ctx, o.ref, pick.generation));
-    candidates = lists.flat();
+    const lists = await mapLimit(inRep, IN_FLIGHT, (o) =>
+      unread.attempt(`the files of content object ${o.ref}`, () => filesOf(ctx, o.ref, pick.generation)),
+    );
+    candidates = lists.flatMap((l) => l ?? []);
     where = `the ${pick.representation} copy of asset "${clip(e.title, 80)}"`;
   } else {
     candidates = await filesOf(ctx, e.ref, pick.generation);
@@ -103,20 +108,28 @@ export async function pickFile(
       (pick.format === undefined || formatMatches(c.filename, c.formats, pick.format)),
   );
   const first = matching[0];
-  if (first) return { file: first, matches: matching.length, ...(e.type === "IO" ? { asset: e.ref } : {}) };
+  if (first)
+    return {
+      file: first,
+      matches: matching.length,
+      ...(e.type === "IO" ? { asset: e.ref } : {}),
+      unread: unread.items,
+    };
+  const notRead = unread.text() ? ` ${unread.text()}` : "";
   const asked = [
     pick.name !== undefined && `name "${pick.name}"`,
     pick.format !== undefined && `format "${pick.format}"`,
   ]
     .filter(Boolean)
     .join(" and ");
-  if (candidates.length === 0) throw new UserInputError(`No file matches ${asked}: ${where} holds no files.`);
+  if (candidates.length === 0)
+    throw new UserInputError(`No file matches ${asked}: ${where} holds no files.${notRead}`);
   const listed = candidates
     .slice(0, MAX_LISTED)
     .map((c) => `${c.filename} (${formatLabel(c.formats)})`)
     .join(", ");
   const more = candidates.length > MAX_LISTED ? `, and ${candidates.length - MAX_LISTED} more` : "";
   throw new UserInputError(
-    `No file of ${where} matches ${asked}. Its files: ${listed}${more}. Pass one of these names as name, or a format (extension, PUID, media type).`,
+    `No file of ${where} matches ${asked}. Its files: ${listed}${more}. Pass one of these names as name, or a format (extension, PUID, media type).${notRead}`,
   );
 }

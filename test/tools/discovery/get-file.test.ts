@@ -7,7 +7,9 @@ import {
   insertEntity,
 } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
+import { type BlockingProxy, startBlockingProxy } from "../../helpers/blocking-proxy.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startTestRepository } from "../../helpers/repository.js";
 import { tenPagePdf } from "../../repository/search/pdf-fixture.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
@@ -413,5 +415,43 @@ describe("get_file", () => {
     expect((res.structuredContent as unknown as Answer).text).toBeUndefined();
     expect(textOf(res)).toMatch(/No text could be read from this PDF: .+\. Read the bytes as the resource/);
     expect(links(res)).toHaveLength(1);
+  });
+});
+
+/**
+ * Choosing a file by name reads the content objects of the asset's chosen copy: one that cannot be read is
+ * left out of the choice and named, in the answer or in the refusal (the real service behind a loopback
+ * proxy that answers one representation with the service's JSON 404). Other copies are not read at all.
+ */
+describe("get_file by name when part of the asset cannot be read", () => {
+  let proxy: BlockingProxy;
+  let mcp: McpHarness;
+  beforeAll(async () => {
+    const repo = await startTestRepository({ seed: "demo" });
+    proxy = await startBlockingProxy(repo.url);
+    mcp = await startMcp({ repo: { ...repo, url: proxy.url, close: () => repo.close() } });
+  });
+  afterAll(async () => {
+    await mcp.close();
+    await proxy.close();
+  });
+
+  it("names the copy it could not read; a copy it was not asked about does not matter", async () => {
+    const ref = DEMO.refs.pngAsset;
+    const path = (type: string) => `/api/entity/information-objects/${ref}/representations/${type}/1`;
+    proxy.rules.push({ path: path("Access"), mode: "item-404" });
+    const fine = await mcp.raw("get_file", { ref, name: "*.png" });
+    expect(fine.isError, textOf(fine)).toBeFalsy();
+    expect((fine.structuredContent as { filename: string }).filename).toMatch(/\.png$/);
+    expect(textOf(fine)).not.toContain("Not read");
+
+    proxy.rules.push({ path: path("Preservation"), mode: "item-404" });
+    const lost = await mcp.raw("get_file", { ref, name: "*.png" });
+    expect(lost.isError).toBe(true);
+    expect(textOf(lost)).toContain("holds no files. Not read (the rest of this answer stands):");
+    expect(textOf(lost)).toContain(
+      `the Preservation representation 1 of asset ${ref}: the service answered HTTP 404`,
+    );
+    proxy.rules.length = 0;
   });
 });
