@@ -336,6 +336,7 @@ function registerTool(
         signedIn: () => refreshAudience(deps),
         ...(deps.person ? { signOut: (deps.person as PersonGate).signOut } : {}),
         access: { audience: deps.audience, tools: ALL_TOOLS },
+        confirmationFor: (forArgs, plan) => confirm.issue(tool.name, forArgs, plan, deps.session.username),
         async progress(progress, total, message) {
           // The protocol wants each notification's progress above the last: a tool that uploads (bytes) and
           // then waits for its job (percent) would otherwise go backwards, so a lower value is not sent.

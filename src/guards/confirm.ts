@@ -164,15 +164,7 @@ export class ConfirmationGuard {
 
     const p = await plan();
     if (!p) return { kind: "run", args };
-    const expires = this.now() + this.ttlMs;
-    const sealed = this.seal({
-      t: tool.name,
-      a: short(digestArgs(args)),
-      u: call.user,
-      g: p.targets.map((t) => [t.ref, short(t.fingerprint)]),
-      e: expires,
-      n: randomBytes(12).toString("base64url"),
-    });
+    const { token: sealed, expiresAt } = this.issue(tool.name, args, p, call.user);
     if (call.canAsk) {
       return {
         kind: "ask",
@@ -188,7 +180,29 @@ export class ConfirmationGuard {
         }),
       };
     }
-    return { kind: "preview", plan: p, token: sealed, expiresAt: new Date(expires).toISOString() };
+    return { kind: "preview", plan: p, token: sealed, expiresAt };
+  }
+
+  /**
+   * A token for `args` of `toolName` bound to the plan's targets: what a preview answers with, and what a
+   * tool whose own read-only step is the preview (a CSV edit's dry run) hands out for the call that acts.
+   */
+  issue(
+    toolName: string,
+    args: Record<string, unknown>,
+    p: ConfirmPlan,
+    user: string,
+  ): { token: string; expiresAt: string } {
+    const expires = this.now() + this.ttlMs;
+    const token = this.seal({
+      t: toolName,
+      a: short(digestArgs(args)),
+      u: user,
+      g: p.targets.map((t) => [t.ref, short(t.fingerprint)]),
+      e: expires,
+      n: randomBytes(12).toString("base64url"),
+    });
+    return { token, expiresAt: new Date(expires).toISOString() };
   }
 
   /** Verifies a token against this call; a string is the refusal the model reads. */

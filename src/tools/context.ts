@@ -6,7 +6,7 @@ import type { Config } from "../config.js";
 import type { AuditLog } from "../guards/audit.js";
 import type { Audience } from "../guards/visibility.js";
 import type { Session } from "../session.js";
-import type { AnyTool } from "./define.js";
+import type { AnyTool, ConfirmPlan } from "./define.js";
 
 /** What every tool handler gets: the typed service APIs, the session, and the request's signal/progress. */
 export interface ToolContext {
@@ -27,6 +27,11 @@ export interface ToolContext {
   signOut?(): Promise<void>;
   /** Who this session serves and every tool there is: what `whoami` explains (support/access.ts). */
   access: { audience: Audience; tools: readonly AnyTool[] };
+  /**
+   * A confirmation token for a later call of this tool with `args`, bound to the plan's targets, for a tool
+   * whose own read-only step is the preview (guards/confirm.ts checks it like any other).
+   */
+  confirmationFor(args: Record<string, unknown>, plan: ConfirmPlan): { token: string; expiresAt: string };
   /** Reports progress when the client asked for it (a no-op otherwise). */
   progress(progress: number, total?: number, message?: string): Promise<void>;
 }

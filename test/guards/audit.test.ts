@@ -67,7 +67,7 @@ describe("audit log", () => {
     expect(await findAuditEntry(file, last?.id ?? "")).toEqual(last);
   });
 
-  it("records a confirmed act as started with its job, and nothing for the preview", async () => {
+  it("records a confirmed act with its job (done: the move ended within the tool's wait), and nothing for the preview", async () => {
     const parent = await curator.call<{ folder: { ref: string } }>("create_folder", {
       title: "Series to move",
       securityTag: "open",
@@ -88,7 +88,7 @@ describe("audit log", () => {
     const last = entries(file).at(-1);
     expect(last).toMatchObject({
       tool: "move_entity",
-      outcome: "started",
+      outcome: "done",
       job: done.job,
       argsDigest: digestArgs(args),
     });

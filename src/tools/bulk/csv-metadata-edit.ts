@@ -67,6 +67,9 @@ const output = z.object({
   omittedRows: z.number().int().optional(),
   refusedLines: z.array(z.number().int()).optional(),
   ...z.object(jobFields).partial().shape,
+  /** dry_run: the token that applies exactly this plan once the person agreed (pass it with mode "apply"). */
+  confirmation: z.string().optional(),
+  expiresAt: z.string().optional(),
 });
 
 async function csvText(args: z.infer<typeof input>, ctx: ToolContext): Promise<string> {
@@ -158,11 +161,41 @@ function refusedLines(p: CsvDryRun): number[] {
     .slice(0, 100);
 }
 
+/**
+ * What applying the CSV would do, as the person confirms it. With a file, the file is the first target (its
+ * fingerprint the CSV's digest): a file edited after the preview is refused naming the file, not an entity
+ * whose digest changed with it.
+ */
+function applyPlan(plan: CsvDryRun, args: z.infer<typeof input>): ConfirmPlan {
+  const shown = plan.rows.filter((r) => r.outcome !== "unchanged").slice(0, PLAN_ROWS);
+  const left = plan.rows.filter((r) => r.outcome !== "unchanged").length - shown.length;
+  const file = args.path
+    ? [{ ref: `file:${args.path}`, title: `the CSV file ${args.path}`, fingerprint: plan.csvDigest }]
+    : [];
+  return {
+    summary: `Apply a metadata CSV edit to ${plural(plan.targets.length, "entity", "entities")}: ${countsLine(plan)}`,
+    details: [
+      ...shown.map(rowLine),
+      ...(left > 0 ? [`… and ${left} more rows (mode dry_run lists them)`] : []),
+      "Refused rows change nothing; the others are applied row by row as a job.",
+    ],
+    targets: [
+      ...file,
+      ...plan.targets.slice(0, PLAN_TARGETS).map((t) => ({
+        ref: t.ref,
+        title: t.title,
+        fingerprint: `sha256:${createHash("sha256").update(`${plan.digest}|${t.ref}`).digest("hex")}`,
+      })),
+    ],
+    preview: { ...plan.counts, csvDigest: plan.csvDigest },
+  };
+}
+
 export default defineTool({
   name: "csv_metadata_edit",
   title: "Edit metadata from a CSV",
   description:
-    "Add or update metadata group fields on many entities from a CSV (text, or a file in the allowed folders). mode dry_run shows row by row what would change (field diffs, refusals with reasons) and changes nothing; apply asks the person to confirm, then runs it as a job and answers its outcome.",
+    "Add or update metadata group fields on many entities from a CSV (text, or a file in the allowed folders). mode dry_run shows row by row what would change (field diffs, refusals with reasons), changes nothing, and is the preview: its confirmation token applies exactly that plan (mode apply) once the person agreed; the job's outcome is answered.",
   toolset: "bulk",
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
@@ -176,22 +209,7 @@ export default defineTool({
       throw new UserInputError(
         `Applying this CSV would change nothing (${countsLine(plan)}); run mode dry_run for the reasons. Nothing was changed.`,
       );
-    const shown = plan.rows.filter((r) => r.outcome !== "unchanged").slice(0, PLAN_ROWS);
-    const left = plan.rows.filter((r) => r.outcome !== "unchanged").length - shown.length;
-    return {
-      summary: `Apply a metadata CSV edit to ${plural(plan.targets.length, "entity", "entities")}: ${countsLine(plan)}`,
-      details: [
-        ...shown.map(rowLine),
-        ...(left > 0 ? [`… and ${left} more rows (mode dry_run lists them)`] : []),
-        "Refused rows change nothing; the others are applied row by row as a job.",
-      ],
-      targets: plan.targets.slice(0, PLAN_TARGETS).map((t) => ({
-        ref: t.ref,
-        title: t.title,
-        fingerprint: `sha256:${createHash("sha256").update(`${plan.digest}|${t.ref}`).digest("hex")}`,
-      })),
-      preview: { ...plan.counts, csvDigest: plan.csvDigest },
-    };
+    return applyPlan(plan, args);
   },
   async handler(args, ctx: ToolContext) {
     const csv = await csvText(args, ctx);
@@ -200,13 +218,18 @@ export default defineTool({
       const shown = plan.rows.slice(0, SHOWN_ROWS);
       const omitted = plan.rows.length - shown.length;
       const refused = refusedLines(plan);
+      // The dry run is the preview: its token lets the apply go ahead without sending the plan again.
+      const changes = plan.counts.add + plan.counts.update > 0;
+      const confirmation = changes
+        ? ctx.confirmationFor({ ...args, mode: "apply" }, applyPlan(plan, args))
+        : undefined;
       const text = lines(
         `Dry run of a metadata CSV edit (nothing was changed). ${countsLine(plan)}.`,
         ...shown.map(rowLine),
         omitted > 0 &&
           `… and ${omitted} more rows not shown${refused.some((l) => l > (shown.at(-1)?.line ?? 0)) ? `; refused lines: ${refused.join(", ")}` : ""}`,
-        plan.counts.add + plan.counts.update > 0
-          ? 'To apply it, call again with mode "apply" (the person confirms first). Update Metadata permission is checked by the service row by row.'
+        confirmation
+          ? `This dry run is the preview. Show it to the person; if they agree, call again with the same ${args.path ? "path" : "csv"}, mode "apply" and confirmation: "${confirmation.token}" (valid until ${confirmation.expiresAt}, once). Update Metadata permission is checked by the service row by row.`
           : "Applying it would change nothing.",
       );
       return {
@@ -216,6 +239,7 @@ export default defineTool({
           rows: shown.map(rowView),
           ...(omitted > 0 ? { omittedRows: omitted } : {}),
           ...(refused.length ? { refusedLines: refused } : {}),
+          ...(confirmation ? { confirmation: confirmation.token, expiresAt: confirmation.expiresAt } : {}),
         },
         text,
       };

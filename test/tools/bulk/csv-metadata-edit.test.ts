@@ -160,6 +160,45 @@ describe.each(ERAS)("csv_metadata_edit (%s)", (era) => {
     expect(replay.isError).toBe(true);
   });
 
+  it("the dry run is the preview: its token applies the plan without a second preview", async () => {
+    const s = scenario("token");
+    const before = storeState(repo);
+    const dry = await mcp.raw("csv_metadata_edit", { csv: s.csv });
+    expect(storeState(repo)).toBe(before);
+    const d = dry.structuredContent as unknown as Answer & { confirmation: string; expiresAt: string };
+    expect(d.confirmation).toMatch(/^pc1\./);
+    expect(textOf(dry)).toContain(
+      `mode "apply" and confirmation: "${d.confirmation}" (valid until ${d.expiresAt}, once)`,
+    );
+    const done = await mcp.raw("csv_metadata_edit", {
+      csv: s.csv,
+      mode: "apply",
+      confirmation: d.confirmation,
+    });
+    expect(done.isError, textOf(done)).toBeFalsy();
+    expect((done.structuredContent as unknown as Answer).job).toMatch(/^[0-9a-f-]{36}$/);
+    expect(fieldOf(repo, s.fresh.ref, "number")).toBe("F-token");
+  });
+
+  it("blames the CSV file, not an entity, when the file changed after the dry run", async () => {
+    const s = scenario("edited");
+    const file = join(roots, "edited.csv");
+    writeFileSync(file, s.csv);
+    const dry = await mcp.call<{ confirmation: string }>("csv_metadata_edit", { path: "edited.csv" });
+    writeFileSync(file, s.csv.replace('"7","closed"', '"9","closed"'));
+    const before = storeState(repo);
+    const res = await mcp.raw("csv_metadata_edit", {
+      path: "edited.csv",
+      mode: "apply",
+      confirmation: dry.confirmation,
+    });
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toMatch(
+      /^“the CSV file edited\.csv” \(file:edited\.csv\) changed since the preview; nothing was changed/,
+    );
+    expect(storeState(repo)).toBe(before);
+  });
+
   it("refuses the confirmed call when a target changed after the preview", async () => {
     const s = scenario("stale");
     const args = { csv: s.csv, mode: "apply" };
