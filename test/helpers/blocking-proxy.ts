@@ -1,5 +1,7 @@
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type McpHarness, startMcp } from "./mcp.js";
+import { startTestRepository } from "./repository.js";
 
 /**
  * A small loopback proxy in front of a real repository service, for what a real installation may do that
@@ -66,5 +68,24 @@ export async function startBlockingProxy(target: string, rules: ProxyRule[] = []
     url: `http://127.0.0.1:${port}`,
     rules,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The demo repository behind a blocking proxy, and an MCP harness that reaches it only through the proxy. */
+export async function startProxiedMcp(): Promise<{
+  proxy: BlockingProxy;
+  mcp: McpHarness;
+  close(): Promise<void>;
+}> {
+  const repo = await startTestRepository({ seed: "demo" });
+  const proxy = await startBlockingProxy(repo.url);
+  const mcp = await startMcp({ repo: { ...repo, url: proxy.url, close: () => repo.close() } });
+  return {
+    proxy,
+    mcp,
+    async close() {
+      await mcp.close();
+      await proxy.close();
+    },
   };
 }

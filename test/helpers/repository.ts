@@ -17,7 +17,13 @@ export async function startTestRepository(opts: RepositoryOptions = {}): Promise
       : undefined;
   if (!fromTemplate) return startRepository({ port: 0, host: "127.0.0.1", ...opts, seed });
   try {
-    const repo = await startRepository({ port: 0, host: "127.0.0.1", ...opts, seed, dataDir: fromTemplate.dir });
+    const repo = await startRepository({
+      port: 0,
+      host: "127.0.0.1",
+      ...opts,
+      seed,
+      dataDir: fromTemplate.dir,
+    });
     return {
       ...repo,
       async close() {

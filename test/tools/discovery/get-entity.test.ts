@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addIdentifier, insertEntity } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
-import { type BlockingProxy, startBlockingProxy } from "../../helpers/blocking-proxy.js";
+import { type BlockingProxy, startProxiedMcp } from "../../helpers/blocking-proxy.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
 import { ancestorsOf, assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
@@ -276,15 +275,11 @@ describe("get_entity", () => {
 describe("get_entity when one sub-request fails", () => {
   let proxy: BlockingProxy;
   let mcp: McpHarness;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const repo = await startTestRepository({ seed: "demo" });
-    proxy = await startBlockingProxy(repo.url);
-    mcp = await startMcp({ repo: { ...repo, url: proxy.url, close: () => repo.close() } });
+    ({ proxy, mcp, close } = await startProxiedMcp());
   });
-  afterAll(async () => {
-    await mcp.close();
-    await proxy.close();
-  });
+  afterAll(() => close());
 
   it("answers with the files it read and names the representation it could not read", async () => {
     const ref = DEMO.refs.pngAsset;

@@ -7,9 +7,8 @@ import {
   insertEntity,
 } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
-import { type BlockingProxy, startBlockingProxy } from "../../helpers/blocking-proxy.js";
+import { type BlockingProxy, startProxiedMcp } from "../../helpers/blocking-proxy.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
 import { tenPagePdf } from "../../repository/search/pdf-fixture.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
@@ -426,15 +425,11 @@ describe("get_file", () => {
 describe("get_file by name when part of the asset cannot be read", () => {
   let proxy: BlockingProxy;
   let mcp: McpHarness;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    const repo = await startTestRepository({ seed: "demo" });
-    proxy = await startBlockingProxy(repo.url);
-    mcp = await startMcp({ repo: { ...repo, url: proxy.url, close: () => repo.close() } });
+    ({ proxy, mcp, close } = await startProxiedMcp());
   });
-  afterAll(async () => {
-    await mcp.close();
-    await proxy.close();
-  });
+  afterAll(() => close());
 
   it("names the copy it could not read; a copy it was not asked about does not matter", async () => {
     const ref = DEMO.refs.pngAsset;
