@@ -1,6 +1,6 @@
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
-import { all, attr, childText, descendants, one, rootOf, text, type XmlElement } from "./xml.js";
+import { all, attr, childText, descendants, escapeXml, one, rootOf, text, type XmlElement } from "./xml.js";
 
 /**
  * Admin, Security, Storage, Entitlement, Settings (migration), Analytics, Authentication Management and PAR
@@ -246,14 +246,6 @@ const JSON_ACCEPT = "application/json";
 
 function bool(v: string | undefined): boolean {
   return v?.trim().toLowerCase() === "true";
-}
-
-/** Escapes text for an XML element's content or an attribute value. */
-function escapeXml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`,
-  );
 }
 
 /** `<User>` (AdminAPI) → AdminUser. */

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { isNotFound, UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse } from "./http.js";
+import { checkRef } from "./refs.js";
 import {
   all,
   attr,
@@ -16,6 +17,8 @@ import {
   text,
   type XmlElement,
 } from "./xml.js";
+
+export { looksLikeRef } from "./refs.js";
 
 /**
  * The Entity API (XML) as thin typed methods returning plain objects in our own terms ("folder/asset"
@@ -511,18 +514,6 @@ function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V 
 }
 
 // ---- the client --------------------------------------------------------------------------------------------
-
-const REF = /^[0-9a-fA-F-]{8,64}$/;
-
-/** Whether `ref` has the shape of a service reference (a UUID: hex and dashes); only such refs go into paths. */
-export function looksLikeRef(ref: string): boolean {
-  return REF.test(ref);
-}
-
-function checkRef(ref: string, what = "reference"): string {
-  if (!looksLikeRef(ref)) throw new TypeError(`Not a valid ${what}: "${ref}" (expected a UUID)`);
-  return ref;
-}
 
 export interface EntityApiOptions {
   /** Base of the Entity API; "/api/entity" (unversioned: the service's newest version) by default. */

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { looksLikeToken } from "./actions.js";
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
+import { escapeXml } from "./xml.js";
 
 /**
  * Ingest of packages into a folder. Thin typed methods; nothing MCP-specific.
@@ -66,15 +67,6 @@ export class IngestApi {
 }
 
 const OPEX_NS = "http://www.openpreservationexchange.org/opex/v1.2";
-
-function escapeXml(s: string): string {
-  return s
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
-}
 
 /**
  * An OPEX manifest that gives one folder or file of a package its title and description (both optional):

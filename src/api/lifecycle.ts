@@ -1,8 +1,9 @@
 import type { Readable } from "node:stream";
-import { ENTITY_PATHS, type EntityType, looksLikeRef, type Page, type PageRequest } from "./entity.js";
+import { ENTITY_PATHS, type EntityType, type Page, type PageRequest } from "./entity.js";
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse } from "./http.js";
-import { all, attr, childText, find, intText, one, rootOf, text, type XmlElement } from "./xml.js";
+import { checkRef, looksLikeRef } from "./refs.js";
+import { all, attr, childText, escapeXml, find, intText, one, rootOf, text, type XmlElement } from "./xml.js";
 
 /**
  * Entity API lifecycle: deletion (submitted, then approved or rejected by a manager), the recycle bin,
@@ -76,19 +77,6 @@ export interface Upload {
 }
 
 const TYPES: Record<string, EntityType> = { SO: "SO", IO: "IO", CO: "CO" };
-
-/** Escapes text for an XML element body or attribute value. */
-export function escapeXml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`,
-  );
-}
-
-function checkRef(ref: string, what = "reference"): string {
-  if (!looksLikeRef(ref)) throw new TypeError(`Not a valid ${what}: "${ref}" (expected a UUID)`);
-  return ref;
-}
 
 /** A header value that may hold any Unicode: its UTF-8 bytes, sent as they are (the service reads them as UTF-8). */
 function headerText(s: string): string {

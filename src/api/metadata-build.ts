@@ -1,6 +1,6 @@
 import { XMLParser } from "fast-xml-parser";
 import { metadataFields } from "./metadata-fields.js";
-import { checkWellFormed, SAFE_PARSER_OPTIONS, XmlParseError } from "./xml.js";
+import { checkWellFormed, escapeXml, SAFE_PARSER_OPTIONS, XmlParseError } from "./xml.js";
 
 /**
  * Request XML for the Entity API's writes, built from values, never by pasting them in: every value is
@@ -24,8 +24,11 @@ const NOT_XML_CHAR = new RegExp(
   "[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]",
 );
 
-/** Escapes text for element content or a quoted attribute value; refuses characters XML cannot hold. */
-export function escapeXml(value: string, what = "a value"): string {
+/**
+ * `escapeXml`, but first refuses characters XML cannot hold, naming `what` held one: metadata comes from
+ * people and files, and a clear refusal beats a document the service rejects half-way through a batch.
+ */
+export function escapeXmlStrict(value: string, what = "a value"): string {
   const bad = NOT_XML_CHAR.exec(value);
   if (bad) {
     const code = bad[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0");
@@ -33,15 +36,11 @@ export function escapeXml(value: string, what = "a value"): string {
       `${what} holds the character U+${code}, which XML cannot carry; remove it and try again`,
     );
   }
-  return value
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+  return escapeXml(value);
 }
 
-const el = (name: string, value: string, what?: string) => `<${name}>${escapeXml(value, what)}</${name}>`;
+const el = (name: string, value: string, what?: string) =>
+  `<${name}>${escapeXmlStrict(value, what)}</${name}>`;
 
 // ---- Entity API request documents --------------------------------------------------------------------------
 
@@ -68,7 +67,7 @@ export interface EntityFields {
 export function entityXml(xip: string, e: EntityFields): string {
   const name = ENTITY_ELEMENT[e.type];
   return [
-    `<${name} xmlns="${escapeXml(xip)}">`,
+    `<${name} xmlns="${escapeXmlStrict(xip)}">`,
     el("Ref", e.ref),
     el("Title", e.title, "The title"),
     e.description ? el("Description", e.description, "The description") : "<Description/>",
@@ -94,7 +93,7 @@ export function standaloneDocument(xml: string): string {
   }
   const body = doc.replace(/^<\?xml[\s\S]*?\?>\s*/, "");
   if (!body.startsWith("<")) throw new InvalidMetadataError("The XML holds no element");
-  escapeXml(body, "The XML");
+  escapeXmlStrict(body, "The XML");
   return body;
 }
 
@@ -110,7 +109,7 @@ export function metadataContainerXml(
   c: { schema: string; entityRef: string; mref?: string; document: string },
 ): string {
   return [
-    `<xip:MetadataContainer xmlns:xip="${escapeXml(xip)}" schemaUri="${escapeXml(c.schema, "The schema")}">`,
+    `<xip:MetadataContainer xmlns:xip="${escapeXmlStrict(xip)}" schemaUri="${escapeXmlStrict(c.schema, "The schema")}">`,
     c.mref ? el("xip:Ref", c.mref) : "",
     el("xip:Entity", c.entityRef),
     `<xip:Content>${standaloneDocument(c.document)}</xip:Content>`,
@@ -120,7 +119,7 @@ export function metadataContainerXml(
 
 export function identifierXml(xip: string, i: { type: string; value: string; entityRef: string }): string {
   return [
-    `<Identifier xmlns="${escapeXml(xip)}">`,
+    `<Identifier xmlns="${escapeXmlStrict(xip)}">`,
     el("Type", i.type, "The identifier type"),
     el("Value", i.value, "The identifier value"),
     el("Entity", i.entityRef),
@@ -130,7 +129,7 @@ export function identifierXml(xip: string, i: { type: string; value: string; ent
 
 export function linkXml(xip: string, l: { linkType: string; from: string; to: string }): string {
   return [
-    `<Link xmlns="${escapeXml(xip)}">`,
+    `<Link xmlns="${escapeXmlStrict(xip)}">`,
     el("Type", l.linkType, "The relation"),
     el("FromEntity", l.from),
     el("ToEntity", l.to),
@@ -291,11 +290,11 @@ function childNs(doc: FlatDoc, c: FlatChild): string | undefined {
 }
 
 function serialise(doc: FlatDoc): string {
-  const attrs = (a: [string, string][]) => a.map(([k, v]) => ` ${k}="${escapeXml(v)}"`).join("");
+  const attrs = (a: [string, string][]) => a.map(([k, v]) => ` ${k}="${escapeXmlStrict(v)}"`).join("");
   const kids = doc.children.map((c) =>
     c.text === ""
       ? `  <${c.name}${attrs(c.attrs)}/>`
-      : `  <${c.name}${attrs(c.attrs)}>${escapeXml(c.text, `The value of ${split(c.name)[1]}`)}</${c.name}>`,
+      : `  <${c.name}${attrs(c.attrs)}>${escapeXmlStrict(c.text, `The value of ${split(c.name)[1]}`)}</${c.name}>`,
   );
   return [`<${doc.rootName}${attrs(doc.rootAttrs)}>`, ...kids, `</${doc.rootName}>`].join("\n");
 }
@@ -367,7 +366,7 @@ export function applyFields(
     for (const v of values) {
       if (rule?.values && !rule.values.includes(v))
         throw new InvalidMetadataError(`${name} must be one of: ${rule.values.join(", ")} (not "${v}")`);
-      escapeXml(v, `The value of ${name}`);
+      escapeXmlStrict(v, `The value of ${name}`);
     }
     const isField = (c: FlatChild) => split(c.name)[1] === name && childNs(doc, c) === spec.fieldNs;
     const first = doc.children.findIndex(isField);

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { CsvError, parse } from "csv-parse/sync";
-import { type Entity, EntityApi, looksLikeRef } from "./entity.js";
+import { type Entity, EntityApi } from "./entity.js";
 import { isServiceError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { metadataFields } from "./metadata-fields.js";
+import { looksLikeRef } from "./refs.js";
 
 /**
  * Metadata CSV edits: the metadata groups whose fields the columns name (`/api/metadata/groups`, JSON), the

@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse, Params } from "./http.js";
-import { all, attr, childText, intText, one, rootOf, text, type XmlElement } from "./xml.js";
+import { all, attr, childText, escapeXml, intText, one, rootOf, text, type XmlElement } from "./xml.js";
 
 /**
  * Process Monitor (`/api/processmonitor`, JSON envelope), Workflow (`/sdb/rest/workflow`, XML in the
@@ -10,14 +10,6 @@ import { all, attr, childText, intText, one, rootOf, text, type XmlElement } fro
  */
 
 const WF = "http://workflow.preservica.com";
-
-/** Escapes text for an XML element body. */
-function escapeXml(s: string): string {
-  return s.replace(
-    /[&<>"']/g,
-    (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`,
-  );
-}
 
 type Json = Record<string, unknown>;
 

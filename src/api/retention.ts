@@ -1,11 +1,13 @@
-import { looksLikeRef, type Page, type PageRequest } from "./entity.js";
+import type { Page, PageRequest } from "./entity.js";
 import { isNotFound, UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
+import { checkRef, looksLikeRef } from "./refs.js";
 import {
   all,
   attr,
   childText,
   descendants,
+  escapeXml,
   find,
   intText,
   one,
@@ -166,15 +168,6 @@ export function retentionExpiry(
   }
   if (Number.isNaN(end.getTime()) || end.getUTCFullYear() > 9999) return undefined;
   return end.toISOString();
-}
-
-function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function checkRef(ref: string, what: string): string {
-  if (!looksLikeRef(ref)) throw new TypeError(`Not a valid ${what}: "${ref}" (expected a UUID)`);
-  return encodeURIComponent(ref);
 }
 
 /** What creating or changing a policy sends: everything the policy says (an update replaces it all). */

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { ENTITY_PATHS, type Entity, type EntityType, looksLikeRef, readEntity } from "./entity.js";
+import { ENTITY_PATHS, type Entity, type EntityType, readEntity } from "./entity.js";
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
-import type { XmlElement } from "./xml.js";
+import { checkRef } from "./refs.js";
+import { escapeXml, type XmlElement } from "./xml.js";
 
 /**
  * Entity API structure: create folders, move entities (a folder with everything under it), change security
@@ -23,13 +24,6 @@ export interface NewFolder {
 /** `@root@`: the destination that means the top level (folders only). */
 export const TOP_LEVEL = "@root@";
 
-/** Escapes text for an XML element's content or a double-quoted attribute. */
-export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;",
-  );
-}
-
 /** The XIP document that creates a folder (`POST /structural-objects`), in the service's XIP namespace. */
 export function folderXml(folder: NewFolder & { ref: string }, xipNamespace: string): string {
   const el = (name: string, value: string) => `<${name}>${escapeXml(value)}</${name}>`;
@@ -43,11 +37,6 @@ export function folderXml(folder: NewFolder & { ref: string }, xipNamespace: str
     folder.parentRef ? el("Parent", folder.parentRef) : "",
     "</StructuralObject>",
   ].join("");
-}
-
-function checkRef(ref: string, what: string): string {
-  if (!looksLikeRef(ref)) throw new TypeError(`Not a valid ${what}: "${ref}" (expected a UUID)`);
-  return ref;
 }
 
 const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;

@@ -12,6 +12,19 @@ import { parsePlainXml } from "./xml-fast.js";
  * - Everything stays a string (`1850` is a title, not a number; leading zeros and long ids survive).
  */
 
+const XML_ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&apos;",
+};
+
+/** Text made safe for element content or a quoted attribute value of a request document. */
+export function escapeXml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => XML_ESCAPES[c] as string);
+}
+
 /** A parsed element: attributes under `@name`, text under `#text`, children under their local names. */
 export interface XmlElement {
   [key: string]: XmlNode | XmlNode[] | undefined;

@@ -7,7 +7,8 @@ import { findPolicy } from "../../repository/store/retention/read.js";
 import { assignPolicy, createPolicy } from "../../repository/store/retention/write.js";
 import { EntityApi } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
-import { escapeXml, LifecycleApi } from "../../src/api/lifecycle.js";
+import { LifecycleApi } from "../../src/api/lifecycle.js";
+import { escapeXml } from "../../src/api/xml.js";
 import { Session } from "../../src/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 

@@ -5,7 +5,7 @@ import {
   diffLine,
   documentFieldSchema,
   entityXml,
-  escapeXml,
+  escapeXmlStrict as escapeXml,
   fieldDiff,
   groupFieldSchema,
   InvalidMetadataError,

@@ -3,7 +3,8 @@ import type { RunningRepository } from "../../repository/server.js";
 import { insertEntity } from "../../repository/store/entities/write.js";
 import { EntityApi } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
-import { escapeXml, folderXml, StructureApi, TOP_LEVEL } from "../../src/api/structure.js";
+import { folderXml, StructureApi, TOP_LEVEL } from "../../src/api/structure.js";
+import { escapeXml } from "../../src/api/xml.js";
 import { Session } from "../../src/session.js";
 import { authed, DEMO_USERS, login, startTestRepository } from "../helpers/repository.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Identifier } from "../../api/entity.js";
-import { escapeXml } from "../../api/metadata-build.js";
+import { escapeXmlStrict } from "../../api/metadata-build.js";
 import { toUserMessage } from "../../tool-errors.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
@@ -102,8 +102,8 @@ async function resolve(args: Args, ctx: ToolContext) {
   // Values XML cannot carry are refused now, not half-way through.
   buildOrExplain(() => {
     for (const a of [...toAdd, ...changes.map((c) => ({ type: c.type, value: c.to }))]) {
-      escapeXml(a.type, "An identifier type");
-      escapeXml(a.value, `The value of ${a.type}`);
+      escapeXmlStrict(a.type, "An identifier type");
+      escapeXmlStrict(a.value, `The value of ${a.type}`);
     }
   });
   const planned = [
