@@ -19,6 +19,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleCli } from "../scripts/bundle-cli.mjs";
 import { runCli } from "./helpers/process.js";
+import { copyOfTemplate } from "./helpers/templates.js";
 
 /** The compiled modules the bundle is made from (helpers/process.ts's CLI is the bundle itself). */
 const PLAIN_CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
@@ -136,7 +137,8 @@ describe("the bundled CLI", () => {
   it("tells the scripted tour word for word as the unbundled build does", async () => {
     // The tour drives many tools through a real client: searches, reads, files, events, a confirmed edit.
     const tour = async (cli: string) => {
-      const dir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-tour-"));
+      // A copy of the seeded demo store (the first-run seed in a bundle is the test above).
+      const dir = copyOfTemplate("demo")?.dir ?? mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-tour-"));
       dataDirs.push(dir);
       const r = await run(cli, ["tour"], childEnv({ PRESERVATION_DATA_DIR: dir }));
       expect(r.code, r.stderr).toBe(0);

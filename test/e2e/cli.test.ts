@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { CONFIG_OPTIONS, ConfigSchema } from "../../src/config.js";
 import { CLI } from "../helpers/process.js";
-import { childEnv, killStragglers, spawnCli, startHttp, tempDataDir } from "./helpers.js";
+import { childEnv, demoDataDir, killStragglers, spawnCli, startHttp } from "./helpers.js";
 
 afterAll(killStragglers);
 
@@ -75,7 +75,7 @@ describe("refusals", () => {
 });
 
 describe("started by hand", () => {
-  const data = tempDataDir();
+  const data = demoDataDir();
   afterAll(() => data.cleanup());
 
   // `script` gives the child a terminal; without one (CI containers may lack util-linux) the test is skipped.

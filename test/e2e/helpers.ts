@@ -10,6 +10,7 @@ import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextpro
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CLI } from "../helpers/process.js";
 import { DEMO_USERS, type DemoUser } from "../helpers/repository.js";
+import { copyOfTemplate } from "../helpers/templates.js";
 
 /**
  * End-to-end helpers: the built CLI as a real child process, driven by the two client generations (the v2
@@ -67,6 +68,18 @@ export function remoteEnv(url: string, user: DemoUser = "curator"): Record<strin
 export function tempDataDir(): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), "pmcp-e2e-"));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A data directory already holding the demo collection (a copy of the run's template, test/global-setup.ts),
+ * so the spawned embedded default starts without seeding it again (several seconds on a loaded machine; the
+ * copy under one). For tests that do not depend on a first run: those keep `tempDataDir()` (the bundle's
+ * first-run seeding is checked in test/cli-bundle.test.ts, the service's in test/repository/process.test.ts).
+ * Outside `vitest run` (no template) it is an empty directory, and the child seeds as before.
+ */
+export function demoDataDir(): { dir: string; cleanup(): void } {
+  const copy = copyOfTemplate("demo");
+  return copy ? { dir: copy.dir, cleanup: copy.remove } : tempDataDir();
 }
 
 /** The common surface of both client generations that these tests use. */

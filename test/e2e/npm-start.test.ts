@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { childEnv, tempDataDir } from "./helpers.js";
+import { childEnv, demoDataDir } from "./helpers.js";
 
 /**
  * `npm start` as a service manager or a terminal stops it: SIGTERM to npm. npm forwards the signal to the
@@ -31,7 +31,7 @@ async function gone(pid: number, ms: number): Promise<boolean> {
 }
 
 describe.skipIf(process.platform === "win32")("npm start", () => {
-  const data = tempDataDir();
+  const data = demoDataDir();
   let server: number | undefined;
   afterAll(() => {
     if (server && alive(server)) process.kill(server, "SIGKILL");

@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, runCli } from "../helpers/process.js";
-import { childEnv, killStragglers, tempDataDir } from "./helpers.js";
+import { childEnv, demoDataDir, killStragglers } from "./helpers.js";
 
 afterAll(killStragglers);
 
@@ -90,7 +90,7 @@ describe("claude-code: a command line", () => {
 it("the printed command, started as a client starts it, serves MCP (embedded demo repository)", async () => {
   const { json } = await setup(["claude-desktop"]);
   const { command, args } = json.mcpServers.preservation;
-  const data = tempDataDir();
+  const data = demoDataDir();
   const client = new Client({ name: "setup-test", version: "1" });
   try {
     await client.connect(

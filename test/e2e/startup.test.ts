@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { startTestRepository } from "../helpers/repository.js";
-import { childEnv, connectStdio, killStragglers, remoteEnv, spawnCli, tempDataDir } from "./helpers.js";
+import {
+  childEnv,
+  connectStdio,
+  demoDataDir,
+  killStragglers,
+  remoteEnv,
+  spawnCli,
+  tempDataDir,
+} from "./helpers.js";
 
 afterAll(killStragglers);
 
@@ -128,7 +136,7 @@ describe("read-only mode", () => {
 
 describe("an embedded demo user who must answer an e-mail challenge", () => {
   it("still starts, and says on stderr where the embedded service's mail is", async () => {
-    const data = tempDataDir();
+    const data = demoDataDir();
     const cli = spawnCli([], childEnv({ PRESERVATION_DATA_DIR: data.dir, PRESERVATION_USERNAME: "guest" }));
     try {
       const deadline = Date.now() + 15_000;

@@ -5,12 +5,12 @@ import {
   type AnyClient,
   childEnv,
   connectStdio,
+  demoDataDir,
   killStragglers,
   LEGACY,
   MODERN,
   remoteEnv,
   spawnCli,
-  tempDataDir,
 } from "./helpers.js";
 
 afterAll(killStragglers);
@@ -21,7 +21,7 @@ afterAll(killStragglers);
  */
 
 let repo: RunningRepository;
-const data = tempDataDir();
+const data = demoDataDir();
 
 beforeAll(async () => {
   repo = await startTestRepository({ seed: "demo" });

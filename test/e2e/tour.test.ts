@@ -1,11 +1,14 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { childEnv, killStragglers, spawnCli, tempDataDir } from "./helpers.js";
+import { childEnv, demoDataDir, killStragglers, spawnCli } from "./helpers.js";
 
 afterAll(killStragglers);
 
-/** `preservation-mcp tour` as a newcomer runs it: no account, no configuration, a fresh data directory. */
+/**
+ * `preservation-mcp tour` as a newcomer runs it: no account, no configuration. The data directory already holds
+ * the demo collection (a copy, see demoDataDir): the tour reads the same store a first run seeds.
+ */
 describe("preservation-mcp tour", () => {
-  const data = tempDataDir();
+  const data = demoDataDir();
   afterAll(() => data.cleanup());
 
   it("talks to the embedded demo repository, prints each call and its answer, and exits 0", async () => {
