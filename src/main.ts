@@ -264,7 +264,7 @@ async function callerDeps(
   person: PersonRuntime,
   auth: AuthInfo | undefined,
 ): Promise<ServerDeps> {
-  const { subjectOf } = await import("./identity/runtime.js");
+  const { labelOf, subjectOf } = await import("./identity/runtime.js");
   const subject = subjectOf(auth);
   // Config allows person mode only with OAuth and no static token, so a verified token always names someone.
   if (!subject) throw new Error("person mode: a request without an OAuth subject reached the MCP handler");
@@ -273,7 +273,7 @@ async function callerDeps(
     (me) => me.roles,
     () => undefined,
   );
-  return personDeps(deps, session, roles, person.mode.gateFor(subject));
+  return personDeps(deps, session, roles, person.mode.gateFor(subject, labelOf(auth)));
 }
 
 /**

@@ -50,7 +50,8 @@ export class PersonMode {
     private readonly origin: () => string,
   ) {}
 
-  gateFor(subject: string): PersonGate {
+  /** `label`: the caller as a person recognises them (shown on the sign-in page), when the token says. */
+  gateFor(subject: string, label?: string): PersonGate {
     const mode = this;
     return {
       subject,
@@ -76,14 +77,14 @@ export class PersonMode {
         }
       },
       ask(server, tool, why) {
-        return mode.#ask(server, subject, tool, why);
+        return mode.#ask(server, subject, label, tool, why);
       },
       signOut: () => mode.people.signOut(subject),
     };
   }
 
-  #ask(server: McpServer, subject: string, tool: string, why: SignInRequired) {
-    const { state, expiresAt } = this.links.issue(subject);
+  #ask(server: McpServer, subject: string, label: string | undefined, tool: string, why: SignInRequired) {
+    const { state, expiresAt } = this.links.issue(subject, label);
     const url = `${this.origin()}/sign-in?state=${encodeURIComponent(state)}`;
     const until = new Date(expiresAt).toISOString();
     const message = `${why.message} Sign in to the repository with your own account to use ${tool}; the page asks for your user name, password and tenant (and a code if your account has two-factor sign-in). The link works once, for ${LINK_TTL_MS / 60_000} minutes, only for you.`;

@@ -16,6 +16,8 @@ export const LINK_TTL_MS = 10 * 60_000;
 export interface LinkState {
   /** The OAuth subject the page signs in. */
   sub: string;
+  /** Whom the page says it signs in: the token's preferred_username, email or name; else the subject. */
+  w?: string;
   /** Nonce: the link signs in once. */
   n: string;
   /** Expiry, ms since the epoch. */
@@ -45,9 +47,14 @@ export class SignInLinks {
   }
 
   /** A new link's state (sealed) for the caller, and when it expires. */
-  issue(subject: string): { state: string; expiresAt: number } {
+  issue(subject: string, label?: string): { state: string; expiresAt: number } {
     const e = this.now() + LINK_TTL_MS;
-    const link: LinkState = { sub: subject, n: randomBytes(16).toString("base64url"), e };
+    const link: LinkState = {
+      sub: subject,
+      ...(label ? { w: label } : {}),
+      n: randomBytes(16).toString("base64url"),
+      e,
+    };
     return { state: this.#links.seal(link), expiresAt: e };
   }
 

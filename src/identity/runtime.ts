@@ -70,6 +70,12 @@ export function preparePersonMode(
 }
 
 /** The caller a verified access token names: its subject, else its client. */
+/** The caller as a person recognises them (the token's preferred_username, email or name), if it says. */
+export function labelOf(auth: AuthInfo | undefined): string | undefined {
+  const label = auth?.extra?.label;
+  return typeof label === "string" && label ? label : undefined;
+}
+
 export function subjectOf(auth: AuthInfo | undefined): string | undefined {
   const sub = auth?.extra?.sub;
   if (typeof sub === "string" && sub) return sub;

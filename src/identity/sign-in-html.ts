@@ -44,6 +44,8 @@ export interface FormFields {
   state: string;
   formToken: string;
   service: string;
+  /** Whose assistant the sign-in is for (the OAuth identity the link was made for). */
+  forWhom: string;
   error?: string;
 }
 
@@ -52,6 +54,7 @@ export function passwordPage(f: FormFields & { username?: string; tenant?: strin
   return page(
     "Sign in to the repository",
     `<p>Your assistant asked to work in the repository at <strong>${escapeHtml(f.service)}</strong> as you. Sign in with your repository account; the password is sent to the repository once and never kept.</p>
+<p class="for-whom">This sign-in is for the assistant signed in as <strong>${escapeHtml(f.forWhom)}</strong>. If that is not you, or you did not just ask your assistant for something, close this page: whoever sent you this link would act in the repository as you.</p>
 ${errorLine(f.error)}
 <form method="post" action="/sign-in" autocomplete="off">
 ${hidden("state", f.state)}${hidden("form_token", f.formToken)}${hidden("step", "password")}

@@ -9,7 +9,14 @@ import { HttpClient } from "../api/http.js";
 import type { SharedState } from "../state/types.js";
 import { LINK_TTL_MS, type LinkState, type SignInLinks } from "./links.js";
 import type { PersonSessions } from "./people.js";
-import { CONTENT_SECURITY_POLICY, codePage, donePage, passwordPage, refusedPage } from "./sign-in-html.js";
+import {
+  CONTENT_SECURITY_POLICY,
+  codePage,
+  donePage,
+  type FormFields,
+  passwordPage,
+  refusedPage,
+} from "./sign-in-html.js";
 
 /**
  * The sign-in page a person mode team server serves at /sign-in: a caller without a repository session is
@@ -110,6 +117,7 @@ export function signInPage(o: SignInPageOptions): { app: Hono; close(): Promise<
         state: c.req.query("state") as string,
         formToken,
         service: o.displayService,
+        forWhom: link.w ?? link.sub,
         ...(o.tenant ? { tenant: o.tenant } : {}),
       }),
     );
@@ -145,7 +153,12 @@ export function signInPage(o: SignInPageOptions): { app: Hono; close(): Promise<
         if (tries.count > MAX_TRIES) {
           return c.html(refusedPage("Too many attempts with this sign-in link."), 429);
         }
-        const fields = { state, formToken: field("form_token"), service: o.displayService };
+        const fields = {
+          state,
+          formToken: field("form_token"),
+          service: o.displayService,
+          forWhom: link.w ?? link.sub,
+        };
         const signal = AbortSignal.timeout(30_000);
 
         if (field("step") === "code") {
@@ -205,7 +218,7 @@ export function signInPage(o: SignInPageOptions): { app: Hono; close(): Promise<
     sentAt: number,
     username: string,
     tenant: string | undefined,
-    fields: { state: string; formToken: string; service: string },
+    fields: FormFields,
   ): Promise<Response> {
     if (outcome.kind === "two-factor" || outcome.kind === "email-challenge") {
       const t = outcome.tenant ?? tenant;

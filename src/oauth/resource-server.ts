@@ -73,6 +73,10 @@ export class TokenVerifier {
     });
     const c = jwt.claims;
     const clientId = [c.client_id, c.azp, c.sub].find((v): v is string => typeof v === "string") ?? "";
+    // A name a person recognises (a subject is often an opaque id): the sign-in page shows whom it signs in.
+    const label = [c.preferred_username, c.email, c.name].find(
+      (v): v is string => typeof v === "string" && v.trim() !== "",
+    );
     return {
       // The raw token stays here: nothing past the HTTP gate needs it, so nothing can pass it on.
       token: "",
@@ -80,7 +84,9 @@ export class TokenVerifier {
       scopes: scopesOf(c),
       expiresAt: exp,
       resource: new URL(resource),
-      ...(typeof c.sub === "string" ? { extra: { sub: c.sub } } : {}),
+      ...(typeof c.sub === "string"
+        ? { extra: { sub: c.sub, ...(label ? { label: label.slice(0, 200) } : {}) } }
+        : {}),
     };
   }
 }

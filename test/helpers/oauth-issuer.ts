@@ -10,7 +10,7 @@ export interface TestIssuer {
   issuer: string;
   jwksUrl: string;
   /** An access token for `sub`, for the resource `aud`, with the scope given (default preservation:write). */
-  token(sub: string, aud: string, scope?: string): string;
+  token(sub: string, aud: string, scope?: string, claims?: Record<string, unknown>): string;
   close(): Promise<void>;
 }
 
@@ -31,9 +31,18 @@ export async function startIssuer(): Promise<TestIssuer> {
   return {
     issuer,
     jwksUrl: `${issuer}/jwks.json`,
-    token(sub, aud, scope = "preservation:write") {
+    token(sub, aud, scope = "preservation:write", more = {}) {
       const now = Math.floor(Date.now() / 1000);
-      const claims = { iss: issuer, aud, sub, client_id: "test-client", iat: now, exp: now + 3600, scope };
+      const claims = {
+        iss: issuer,
+        aud,
+        sub,
+        client_id: "test-client",
+        iat: now,
+        exp: now + 3600,
+        scope,
+        ...more,
+      };
       const input = `${b64({ alg: "RS256", typ: "at+jwt", kid: "k1" })}.${b64(claims)}`;
       return `${input}.${sign("sha256", Buffer.from(input), rsa.privateKey).toString("base64url")}`;
     },

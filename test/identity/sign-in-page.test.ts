@@ -84,6 +84,21 @@ function latestMailedCode(username: string): string {
 }
 
 describe("the sign-in page", () => {
+  it("says whose assistant the sign-in is for (the token's name for the caller, else the subject), escaped", async () => {
+    const page1 = await page.app.request(
+      `/sign-in?state=${encodeURIComponent(links.issue("sub-1", "ada@example.org").state)}`,
+    );
+    expect(await page1.text()).toContain("signed in as <strong>ada@example.org</strong>");
+    const page2 = await page.app.request(
+      `/sign-in?state=${encodeURIComponent(links.issue("opaque-7f3e").state)}`,
+    );
+    expect(await page2.text()).toContain("signed in as <strong>opaque-7f3e</strong>");
+    const page3 = await page.app.request(
+      `/sign-in?state=${encodeURIComponent(links.issue("s", "<b>x</b>").state)}`,
+    );
+    expect(await page3.text()).toContain("signed in as <strong>&lt;b&gt;x&lt;/b&gt;</strong>");
+  });
+
   it("a refused password: the form again, naming the user, never the password; nobody signed in", async () => {
     const p = await open("tess");
     const r = await p.post({ step: "password", username: "reader", password: "not-the-password" });
