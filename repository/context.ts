@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import type { ActionRunner } from "./jobs/runner.js";
 import type { Permissions, User } from "./store/auth.js";
 import type { ContentStore } from "./store/content-store.js";
@@ -41,3 +42,8 @@ export type AppEnv = {
     caller: Caller;
   };
 };
+
+/** The current instant as the service sees it (injectable in tests), ISO 8601 UTC. */
+export function nowIso<E extends AppEnv>(c: Context<E>): string {
+  return new Date(c.get("svc").now()).toISOString();
+}

@@ -3,12 +3,12 @@ import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
 import { requestText } from "../http/request-text.js";
+import { checkRole, MANAGERS } from "../http/roles.js";
 import { parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import type { XmlKind } from "../store/system/built-ins.js";
 import { type AdminXml, adminXml, adminXmlContent, adminXmlList } from "../store/system/read.js";
 import { addAdminXml, deleteAdminXml, type NewAdminXml } from "../store/system/write.js";
 import { adminXmlDocument, adminXmlListDocument } from "../xml/system-docs.js";
-import { requireAdmin } from "./operations-common.js";
 
 /**
  * The Admin API's metadata schemas, XML documents and transforms (`/api/admin/{schemas,documents,transforms}`,
@@ -72,7 +72,7 @@ export function adminMetadataRoutes(): Hono<AppEnv> {
 }
 
 const managersOnly = async (c: Ctx, next: () => Promise<void>) => {
-  requireAdmin(c, "use the Admin API's schemas, documents and transforms");
+  checkRole(c, MANAGERS, "use the Admin API's schemas, documents and transforms");
   await next();
 };
 

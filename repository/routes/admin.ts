@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { type Context, Hono } from "hono";
-import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
+import { MANAGERS, requireRole } from "../http/roles.js";
 import { childrenNamed, descendant, parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { sendMail } from "../outbox.js";
 import { listValues, requestParams } from "../params.js";
@@ -42,7 +42,7 @@ import { hashPassword, Role } from "../store/auth.js";
 import { configEventFilterInfo, configEventsPage } from "../store/config-events/read.js";
 import { type ConfigEventInput, recordConfigEvent } from "../store/config-events/write.js";
 import { adminNamespace, adminRoleName, nameListXml, nameXml, userXml } from "../xml/admin-docs.js";
-import { isAdmin, nowIso, pagingOf, queryOnce } from "./operations-common.js";
+import { pagingOf, queryOnce } from "./operations-common.js";
 
 /**
  * The Admin API (`/api/admin`): users, security tags, system roles, temporary users, config events and
@@ -70,19 +70,9 @@ const USER_EXAMPLE =
 const TAG_EXAMPLE = '<Tag xmlns="http://preservica.com/AdminAPI/v7.7">restricted</Tag>';
 const ROLE_EXAMPLE = '<Role xmlns="http://preservica.com/AdminAPI/v7.7">SDB_EXHIBITIONS_USER</Role>';
 
-const adminOnly = createMiddleware<AppEnv>(async (c, next) => {
-  if (!isAdmin(c)) {
-    const { username } = c.get("caller").user;
-    throw new HTTPException(403, {
-      message: `The Admin API is for managers and administrators; user ${username} has neither the ${Role.MANAGER} nor the ${Role.ADMIN} role`,
-    });
-  }
-  await next();
-});
-
 export function adminRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use(requireToken, adminOnly);
+  app.use(requireToken, requireRole(MANAGERS, "use the Admin API"));
 
   app.get("/users", (c) =>
     xmlReply(

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { ADMINISTRATORS, MANAGERS, requireRole } from "../http/roles.js";
 import { DC_ELEMENTS } from "../search/dublin-core.js";
 import {
   type CmisFields,
@@ -18,7 +19,6 @@ import {
   restoreBuiltIns,
   setSystemProperty,
 } from "../store/system/write.js";
-import { requireAdmin } from "./operations-common.js";
 import {
   booleanField,
   type Ctx,
@@ -27,7 +27,6 @@ import {
   jsonObject,
   ok,
   onlyFields,
-  requireAdministrator,
 } from "./system-common.js";
 
 /**
@@ -60,12 +59,10 @@ export function administrationRoutes(): Hono<AppEnv> {
     app.use(path, requireToken);
   }
 
-  app.get("/thumbnail-policy", (c) => {
-    requireAdmin(c, "read the thumbnail policy");
+  app.get("/thumbnail-policy", requireRole(MANAGERS, "read the thumbnail policy"), (c) => {
     return ok(c, thumbnailPolicy(c.get("svc").db));
   });
-  app.put("/thumbnail-policy", async (c) => {
-    requireAdmin(c, "change the thumbnail policy");
+  app.put("/thumbnail-policy", requireRole(MANAGERS, "change the thumbnail policy"), async (c) => {
     const body = await jsonObject(c, THUMBNAIL_EXAMPLE);
     onlyFields(body, ["enabled", "useImageContent", "maxWidth", "maxHeight"], THUMBNAIL_EXAMPLE);
     const { db } = c.get("svc");
@@ -80,16 +77,13 @@ export function administrationRoutes(): Hono<AppEnv> {
     return ok(c, thumbnailPolicy(db));
   });
 
-  app.get("/system-properties", (c) => {
-    requireAdministrator(c, "read system properties");
+  app.get("/system-properties", requireRole(ADMINISTRATORS, "read system properties"), (c) => {
     return ok(c, { properties: systemProperties(c.get("svc").db) });
   });
-  app.get("/system-properties/:name", (c) => {
-    requireAdministrator(c, "read system properties");
+  app.get("/system-properties/:name", requireRole(ADMINISTRATORS, "read system properties"), (c) => {
     return ok(c, knownProperty(c));
   });
-  app.put("/system-properties/:name", async (c) => {
-    requireAdministrator(c, "change system properties");
+  app.put("/system-properties/:name", requireRole(ADMINISTRATORS, "change system properties"), async (c) => {
     const name = propertyName(c);
     const body = await jsonObject(c, PROPERTY_EXAMPLE);
     onlyFields(body, ["value", "description"], PROPERTY_EXAMPLE);
@@ -99,8 +93,7 @@ export function administrationRoutes(): Hono<AppEnv> {
     const created = setSystemProperty(db, name, value, description, changeBy(c));
     return ok(c, systemProperty(db, name) as SystemProperty, created ? 201 : 200);
   });
-  app.delete("/system-properties/:name", (c) => {
-    requireAdministrator(c, "delete system properties");
+  app.delete("/system-properties/:name", requireRole(ADMINISTRATORS, "delete system properties"), (c) => {
     const p = knownProperty(c);
     if (p.builtIn) {
       throw new HTTPException(409, {
@@ -111,17 +104,14 @@ export function administrationRoutes(): Hono<AppEnv> {
     return c.body(null, 204);
   });
 
-  app.post("/notify-updates", (c) => {
-    requireAdministrator(c, "update the built-in documents");
+  app.post("/notify-updates", requireRole(ADMINISTRATORS, "update the built-in documents"), (c) => {
     return ok(c, restoreBuiltIns(c.get("svc").db, changeBy(c)));
   });
 
-  app.get("/cmis-transform", (c) => {
-    requireAdmin(c, "read the CMIS transform settings");
+  app.get("/cmis-transform", requireRole(MANAGERS, "read the CMIS transform settings"), (c) => {
     return ok(c, cmisFields(c.get("svc").db));
   });
-  app.put("/cmis-transform", async (c) => {
-    requireAdmin(c, "change the CMIS transform settings");
+  app.put("/cmis-transform", requireRole(MANAGERS, "change the CMIS transform settings"), async (c) => {
     const body = await jsonObject(c, CMIS_EXAMPLE);
     onlyFields(body, ["titleField", "descriptionField"], CMIS_EXAMPLE);
     const { db } = c.get("svc");

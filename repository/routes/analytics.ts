@@ -1,13 +1,13 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
+import { MANAGERS, requireRole } from "../http/roles.js";
 import { ANALYTICS_KIND, type GenerationParams, POLICY_IMPACT } from "../jobs/analytics.js";
 import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { createAction } from "../store/actions/write.js";
 import { latestDataset } from "../store/analytics/read.js";
 import { getDraft } from "../store/settings/read.js";
-import { nowIso, requireAdmin } from "./operations-common.js";
 
 /**
  * The Analytics API (`/api/analytics`): data sets generated asynchronously. `POST /{apiId}/generation`
@@ -41,8 +41,7 @@ const EXAMPLE = '{"draftId":"<draft id>"} (or {} for the live configuration)';
 export function analyticsRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requireToken);
-  app.get("/datasets", (c) => {
-    requireAdmin(c, "read analytics data sets");
+  app.get("/datasets", requireRole(MANAGERS, "read analytics data sets"), (c) => {
     const { db } = c.get("svc");
     return ok(c, {
       datasets: Object.entries(DATASETS).map(([apiId, d]) => {
@@ -57,8 +56,7 @@ export function analyticsRoutes(): Hono<AppEnv> {
       }),
     });
   });
-  app.get("/datasets/:apiId", (c) => {
-    requireAdmin(c, "read analytics data sets");
+  app.get("/datasets/:apiId", requireRole(MANAGERS, "read analytics data sets"), (c) => {
     const apiId = knownDataset(c.req.param("apiId"));
     const row = latestDataset(c.get("svc").db, apiId);
     if (!row) {
@@ -75,8 +73,7 @@ export function analyticsRoutes(): Hono<AppEnv> {
       data: JSON.parse(row.result) as unknown,
     });
   });
-  app.post("/:apiId/generation", async (c) => {
-    requireAdmin(c, "generate analytics data sets");
+  app.post("/:apiId/generation", requireRole(MANAGERS, "generate analytics data sets"), async (c) => {
     const apiId = knownDataset(c.req.param("apiId"));
     const parameters = await generationParameters(c);
     const { db, actions } = c.get("svc");

@@ -4,18 +4,11 @@ import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
 import { requestText } from "../http/request-text.js";
+import { ADMINISTRATORS, requireRole } from "../http/roles.js";
 import { childrenNamed, parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { authConfiguration } from "../store/system/read.js";
 import { putAuthConfiguration } from "../store/system/write.js";
-import {
-  type Ctx,
-  changeBy,
-  integerField,
-  jsonObject,
-  ok,
-  onlyFields,
-  requireAdministrator,
-} from "./system-common.js";
+import { type Ctx, changeBy, integerField, jsonObject, ok, onlyFields } from "./system-common.js";
 
 /**
  * The Authentication Management API (`/api/auth-management`; Provisional in the real service too):
@@ -43,21 +36,25 @@ export function authManagementRoutes(): Hono<AppEnv> {
   app.use("/idp-metadata", requireToken);
 
   app.get("/auth/configuration", (c) => ok(c, configuration(c)));
-  app.put("/auth/configuration", async (c) => {
-    requireAdministrator(c, "change the authentication configuration");
-    const body = await jsonObject(c, CONFIG_EXAMPLE);
-    onlyFields(body, ["maxSessionLifetimeMins"], CONFIG_EXAMPLE);
-    const mins = integerField(body, "maxSessionLifetimeMins", 1, MAX_SESSION_LIFETIME_MINS);
-    if (mins === undefined) {
-      throw new HTTPException(400, { message: `maxSessionLifetimeMins is required; send ${CONFIG_EXAMPLE}` });
-    }
-    const svc = c.get("svc");
-    putAuthConfiguration(svc.db, mins, changeBy(c), svc.now());
-    return ok(c, configuration(c));
-  });
+  app.put(
+    "/auth/configuration",
+    requireRole(ADMINISTRATORS, "change the authentication configuration"),
+    async (c) => {
+      const body = await jsonObject(c, CONFIG_EXAMPLE);
+      onlyFields(body, ["maxSessionLifetimeMins"], CONFIG_EXAMPLE);
+      const mins = integerField(body, "maxSessionLifetimeMins", 1, MAX_SESSION_LIFETIME_MINS);
+      if (mins === undefined) {
+        throw new HTTPException(400, {
+          message: `maxSessionLifetimeMins is required; send ${CONFIG_EXAMPLE}`,
+        });
+      }
+      const svc = c.get("svc");
+      putAuthConfiguration(svc.db, mins, changeBy(c), svc.now());
+      return ok(c, configuration(c));
+    },
+  );
 
-  app.get("/idp-metadata", (c) => {
-    requireAdministrator(c, "read identity provider metadata");
+  app.get("/idp-metadata", requireRole(ADMINISTRATORS, "read identity provider metadata"), (c) => {
     throw new HTTPException(400, {
       message:
         c.req.query("url") !== undefined
@@ -65,8 +62,7 @@ export function authManagementRoutes(): Hono<AppEnv> {
           : `POST the IdP's SAML metadata document, such as ${METADATA_EXAMPLE}`,
     });
   });
-  app.post("/idp-metadata", async (c) => {
-    requireAdministrator(c, "read identity provider metadata");
+  app.post("/idp-metadata", requireRole(ADMINISTRATORS, "read identity provider metadata"), async (c) => {
     if (c.req.query("url") !== undefined) throw new HTTPException(400, { message: NO_FETCH });
     const text = (await requestText(c.req)).trim();
     // A URL sent as the body, as a form field or as JSON: the fetch the real service would make.

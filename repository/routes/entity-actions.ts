@@ -1,8 +1,8 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { hasRole, MANAGERS } from "../http/roles.js";
 import { actionKind, actionKinds } from "../jobs/registry.js";
 import { ACTION_STATUSES, actionItemsPage, actionsPage, getAction } from "../store/actions/read.js";
-import { Role } from "../store/auth.js";
 import { actionDocument, actionsDocument, progressDocument } from "../xml/action-docs.js";
 import { type EntityContext, type EntityEnv, listMeta, paging, refInPath, xml } from "./entity-common.js";
 
@@ -45,8 +45,7 @@ export function registerEntityActionRoutes(api: Hono<EntityEnv>): void {
 }
 
 function sees(c: EntityContext): "all" | string {
-  const { user } = c.get("caller");
-  return user.roles.includes(Role.MANAGER) || user.roles.includes(Role.ADMIN) ? "all" : user.username;
+  return hasRole(c, MANAGERS) ? "all" : c.get("caller").user.username;
 }
 
 function mayView(c: EntityContext, owner: string): void {

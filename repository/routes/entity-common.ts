@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { utcInstant } from "../dates.js";
 import { requestText } from "../http/request-text.js";
 import { parseXmlBody, type XmlNode } from "../http/xml-body.js";
@@ -218,11 +218,6 @@ export function recordEntityChange(
     entityRefs: [e.ref],
     detail,
   });
-}
-
-/** The current instant as the service sees it (injectable in tests), ISO 8601 UTC. */
-export function nowIso(c: EntityContext): string {
-  return new Date(c.get("svc").now()).toISOString();
 }
 
 /** The reply to a request that started a long-running action: the progress token as plain text. */

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import { ADD_REPRESENTATION_KIND, type AddRepresentationParams } from "../jobs/add-representation.js";
 import { REPLACE_CONTENT_KIND, type ReplaceContentParams } from "../jobs/replace-content.js";
 import { createAction } from "../store/actions/write.js";
@@ -7,13 +8,7 @@ import { Permission } from "../store/auth.js";
 import { BlobTooLargeError, type StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/write.js";
 import { checkQuota, quotaMessage } from "../store/storage/quota.js";
-import {
-  type EntityContext,
-  type EntityEnv,
-  nowIso,
-  progressReply,
-  writableEntity,
-} from "./entity-common.js";
+import { type EntityContext, type EntityEnv, progressReply, writableEntity } from "./entity-common.js";
 
 /**
  * Content writes: replacing a content object's content (a new generation) and adding access

@@ -1,12 +1,13 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
 import { METADATA_CSV_EDIT } from "../jobs/metadata-csv-edit.js";
 import { readCsvEdit } from "../metadata-groups/csv.js";
 import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { allGroups } from "../store/metadata-groups/read.js";
-import { type EntityEnv, nowIso, progressReply } from "./entity-common.js";
+import { type EntityEnv, progressReply } from "./entity-common.js";
 
 /**
  * Metadata CSV edits (POST /actions/metadata-csv-edits, `text/csv`), run as an action. The file as a

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import { child, childrenNamed, childText, type XmlNode } from "../http/xml-body.js";
 import {
   type DeletionParams,
@@ -34,7 +35,6 @@ import {
   type EntityContext,
   type EntityEnv,
   listMeta,
-  nowIso,
   paging,
   progressReply,
   readableEntity,

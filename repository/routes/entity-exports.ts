@@ -14,15 +14,15 @@ import { exportRefusal } from "../export/permissions.js";
 import { exportScope } from "../export/plan.js";
 import type { ExportParams } from "../jobs/export.js";
 import "../jobs/export.js";
+import { nowIso } from "../context.js";
+import { hasRole, MANAGERS } from "../http/roles.js";
 import { getAction } from "../store/actions/read.js";
 import { createAction } from "../store/actions/write.js";
-import { Role } from "../store/auth.js";
 import type { EntityType } from "../store/entities/write.js";
 import { contentDisposition } from "./byte-range.js";
 import {
   type EntityContext,
   type EntityEnv,
-  nowIso,
   progressReply,
   readableEntity,
   refInPath,
@@ -107,8 +107,7 @@ export function registerEntityExportRoutes(api: Hono<EntityEnv>): void {
 
 /** Packages go to the user who exported, and to managers and administrators. */
 function mayDownload(c: EntityContext, owner: string): void {
-  const { user } = c.get("caller");
-  if (user.username === owner || user.roles.includes(Role.MANAGER) || user.roles.includes(Role.ADMIN)) return;
+  if (c.get("caller").user.username === owner || hasRole(c, MANAGERS)) return;
   throw new HTTPException(403, {
     message: `This export belongs to ${owner}; only its owner, managers and administrators may download its package`,
   });

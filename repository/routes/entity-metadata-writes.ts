@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import { standaloneXml, type XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRecord, type FragmentRecord, findFragment } from "../store/entities/read.js";
@@ -10,7 +11,6 @@ import {
   type EntityContext,
   type EntityEnv,
   noContent,
-  nowIso,
   recordEntityChange,
   refInPath,
   writableEntity,

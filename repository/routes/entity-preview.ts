@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import { Permission } from "../store/auth.js";
 import type { EntityType } from "../store/entities/write.js";
 import { findPreview } from "../store/previews/read.js";
@@ -11,7 +12,6 @@ import {
   type EntityContext,
   type EntityEnv,
   noContent,
-  nowIso,
   recordEntityChange,
   writableEntity,
 } from "./entity-common.js";

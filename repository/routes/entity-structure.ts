@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import { moveAction } from "../jobs/move.js";
 import { type SecurityTagParams, securityTagAction, securityTagTargets } from "../jobs/security-tag.js";
 import { isUuid } from "../params.js";
@@ -14,7 +15,6 @@ import {
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
-  nowIso,
   progressReply,
   requirePermission,
   writableEntity,

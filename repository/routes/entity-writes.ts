@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import type { XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRecord, findEntity, fragmentsOf } from "../store/entities/read.js";
@@ -19,7 +20,6 @@ import {
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
-  nowIso,
   requirePermission,
   writableEntity,
   xml,

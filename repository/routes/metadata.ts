@@ -1,8 +1,9 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
+import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import { csvTemplate } from "../metadata-groups/csv.js";
 import {
   elementNameOf,
@@ -13,7 +14,6 @@ import {
   readGroupInput,
   schemaUriFor,
 } from "../metadata-groups/definition.js";
-import { Role } from "../store/auth.js";
 import {
   allForms,
   allGroups,
@@ -52,19 +52,6 @@ type Ctx = Context<AppEnv>;
 /** An id from the path or query as a message shows it: at most 100 characters. */
 function clip(id: string): string {
   return id.length > 100 ? `${id.slice(0, 100)}…` : id;
-}
-
-function nowIso(c: Ctx): string {
-  return new Date(c.get("svc").now()).toISOString();
-}
-
-function requireManager(c: Ctx, what: string): void {
-  const { user } = c.get("caller");
-  if (!user.roles.includes(Role.MANAGER) && !user.roles.includes(Role.ADMIN)) {
-    throw new HTTPException(403, {
-      message: `Only managers and administrators may ${what}; user ${user.username} has neither role`,
-    });
-  }
 }
 
 function fieldJson(f: GroupField): Record<string, unknown> {
@@ -128,7 +115,7 @@ function registerGroupRoutes(app: Hono<AppEnv>): void {
     return c.json({ groups });
   };
   const create = async (c: Ctx) => {
-    requireManager(c, "create metadata groups");
+    checkRole(c, MANAGERS, "create metadata groups");
     const input = readGroupInput(parseJsonObject(await requestText(c.req), "group"));
     const schemaUri = schemaUriFor(input.name);
     const { db } = c.get("svc");
@@ -145,8 +132,7 @@ function registerGroupRoutes(app: Hono<AppEnv>): void {
 
   app.get("/groups/:id", (c) => c.json(groupJson(knownGroup(c, c.req.param("id")))));
 
-  app.put("/groups/:id", async (c) => {
-    requireManager(c, "change metadata groups");
+  app.put("/groups/:id", requireRole(MANAGERS, "change metadata groups"), async (c) => {
     const existing = knownGroup(c, c.req.param("id"));
     const input = readGroupInput(parseJsonObject(await requestText(c.req), "group"));
     const { db } = c.get("svc");
@@ -159,8 +145,7 @@ function registerGroupRoutes(app: Hono<AppEnv>): void {
     return c.json(groupJson(knownGroup(c, existing.id)), 201);
   });
 
-  app.delete("/groups/:id", (c) => {
-    requireManager(c, "delete metadata groups");
+  app.delete("/groups/:id", requireRole(MANAGERS, "delete metadata groups"), (c) => {
     const g = knownGroup(c, c.req.param("id"));
     deleteGroup(c.get("svc").db, g.id);
     return c.body(null, 204);
@@ -197,7 +182,7 @@ function registerFormRoutes(app: Hono<AppEnv>): void {
     return c.json({ metadataForms });
   };
   const create = async (c: Ctx) => {
-    requireManager(c, "create metadata forms");
+    checkRole(c, MANAGERS, "create metadata forms");
     const input = readFormInput(parseJsonObject(await requestText(c.req), "form"));
     const { db } = c.get("svc");
     const id = db.transaction(() => {
@@ -213,8 +198,7 @@ function registerFormRoutes(app: Hono<AppEnv>): void {
 
   app.get("/forms/:id", (c) => c.json(knownForm(c, c.req.param("id")).document));
 
-  app.put("/forms/:id", async (c) => {
-    requireManager(c, "change metadata forms");
+  app.put("/forms/:id", requireRole(MANAGERS, "change metadata forms"), async (c) => {
     const existing = knownForm(c, c.req.param("id"));
     const input = readFormInput(parseJsonObject(await requestText(c.req), "form"));
     const { db } = c.get("svc");
@@ -225,8 +209,7 @@ function registerFormRoutes(app: Hono<AppEnv>): void {
     return c.json(knownForm(c, existing.id).document, 200);
   });
 
-  app.delete("/forms/:id", (c) => {
-    requireManager(c, "delete metadata forms");
+  app.delete("/forms/:id", requireRole(MANAGERS, "delete metadata forms"), (c) => {
     const f = knownForm(c, c.req.param("id"));
     deleteForm(c.get("svc").db, f.id);
     return c.body(null, 204);

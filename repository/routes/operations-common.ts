@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
+import { hasRole, MANAGERS } from "../http/roles.js";
 import { parsePaging } from "../paging.js";
-import { Permission, Role } from "../store/auth.js";
+import { Permission } from "../store/auth.js";
 
 /**
  * Shared plumbing of the operations APIs (Workflow API, ingest configurations, Process Monitor):
@@ -16,22 +17,9 @@ import { Permission, Role } from "../store/auth.js";
 
 export type OpsContext = Context<AppEnv>;
 
-export function isAdmin(c: OpsContext): boolean {
-  const { roles } = c.get("caller").user;
-  return roles.includes(Role.MANAGER) || roles.includes(Role.ADMIN);
-}
-
-export function requireAdmin(c: OpsContext, what: string): void {
-  if (isAdmin(c)) return;
-  const { username } = c.get("caller").user;
-  throw new HTTPException(403, {
-    message: `Only managers and administrators may ${what}; user ${username} has neither the ${Role.MANAGER} nor the ${Role.ADMIN} role`,
-  });
-}
-
 /** null for managers and administrators (everyone's processes), else the caller's user name. */
 export function ownerFilter(c: OpsContext): string | null {
-  return isAdmin(c) ? null : c.get("caller").user.username;
+  return hasRole(c, MANAGERS) ? null : c.get("caller").user.username;
 }
 
 /** 403 unless the caller may see a process started by `owner`. */
@@ -47,10 +35,6 @@ export function requireVisible(c: OpsContext, owner: string, what: string): void
 /** Whether the caller may read entities carrying `tag` (titles are shown only then). */
 export function mayReadTag(c: OpsContext, tag: string | null): boolean {
   return tag !== null && c.get("caller").permissions.permits(tag, Permission.READ_METADATA);
-}
-
-export function nowIso(c: OpsContext): string {
-  return new Date(c.get("svc").now()).toISOString();
 }
 
 function badRequest(message: string): HTTPException {

@@ -1,10 +1,10 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
+import { MANAGERS, requireRole } from "../http/roles.js";
 import { findIngestConfig, type IngestConfigRow, ingestConfigs } from "../store/ingest-configs/read.js";
 import { setIngestConfigActive } from "../store/ingest-configs/write.js";
-import { nowIso, requireAdmin } from "./operations-common.js";
 
 /**
  * The Process API (`/api/process`, JSON without an envelope, as clients read it): ingest configurations.
@@ -18,14 +18,17 @@ export function processRoutes(): Hono<AppEnv> {
     return c.json({ configs: ingestConfigs(c.get("svc").db, types).map(configJson) });
   });
   app.get("/ingest/configs/:id", (c) => c.json(configJson(knownConfig(c))));
-  app.put("/ingest/configs/:id/active", async (c) => {
-    requireAdmin(c, "activate or deactivate ingest configurations");
-    const cfg = knownConfig(c);
-    const active = activeBody(await c.req.text());
-    const { db } = c.get("svc");
-    setIngestConfigActive(db, cfg.api_id, active, c.get("caller").user.username, nowIso(c));
-    return c.json(configJson(findIngestConfig(db, cfg.api_id) as IngestConfigRow));
-  });
+  app.put(
+    "/ingest/configs/:id/active",
+    requireRole(MANAGERS, "activate or deactivate ingest configurations"),
+    async (c) => {
+      const cfg = knownConfig(c);
+      const active = activeBody(await c.req.text());
+      const { db } = c.get("svc");
+      setIngestConfigActive(db, cfg.api_id, active, c.get("caller").user.username, nowIso(c));
+      return c.json(configJson(findIngestConfig(db, cfg.api_id) as IngestConfigRow));
+    },
+  );
   return app;
 }
 

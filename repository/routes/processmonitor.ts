@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { utcInstant } from "../dates.js";
 import {
   ABANDONED_STATUSES,
@@ -324,7 +324,7 @@ function dayParam(c: OpsContext, name: string): string | null {
  * handled. Every day of the range is listed, quiet days with zeros.
  */
 function history(c: OpsContext): Response {
-  const today = new Date(c.get("svc").now()).toISOString().slice(0, 10);
+  const today = nowIso(c).slice(0, 10);
   const to = dayParam(c, "to") ?? today;
   const from = dayParam(c, "from") ?? new Date(Date.parse(to) - 29 * DAY_MS).toISOString().slice(0, 10);
   const days = Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;

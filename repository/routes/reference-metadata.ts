@@ -3,7 +3,8 @@ import { CsvError, parse } from "csv-parse/sync";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
+import { checkRole, MANAGERS } from "../http/roles.js";
 import { flag, isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { Permission } from "../store/auth.js";
 import {
@@ -23,7 +24,6 @@ import {
   insertAuthorityTable,
 } from "../store/authority/write.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
-import { nowIso, requireAdmin } from "./operations-common.js";
 
 /**
  * Authority records (`/api/reference-metadata`, JSON, no envelope: the shapes pyPreservica's AuthorityAPI
@@ -190,7 +190,7 @@ function existingTag(c: Ctx, tag: string): string {
 
 /** POST /tables: managers and administrators; 201 `{ref}`. */
 async function addTable(c: Ctx): Promise<Response> {
-  requireAdmin(c, "create authority tables");
+  checkRole(c, MANAGERS, "create authority tables");
   const body = await jsonObject(c, TABLE_EXAMPLE);
   const name = optionalText(body, "name", MAX_NAME, TABLE_EXAMPLE)?.trim();
   if (!name)
@@ -240,7 +240,7 @@ async function addTable(c: Ctx): Promise<Response> {
 
 /** DELETE /tables/{ref}: managers and administrators; the table and its records; 204. */
 function removeTable(c: Ctx): Response {
-  requireAdmin(c, "delete authority tables");
+  checkRole(c, MANAGERS, "delete authority tables");
   const table = visibleTable(c, c.req.param("ref") ?? "");
   const { db } = c.get("svc");
   const records = authorityRecords(db, table.ref).length;

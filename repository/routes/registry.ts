@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { basicOrTokenUser } from "../http/basic-or-token.js";
 import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { Role, type User } from "../store/auth.js";
@@ -317,10 +317,6 @@ function referenced(db: Ctx["var"]["svc"]["db"], kind: string, raw: unknown, wha
     });
   }
   return { guid: row.guid, name: row.name, namespace: row.namespace };
-}
-
-function nowIso(c: Ctx): string {
-  return new Date(c.get("svc").now()).toISOString();
 }
 
 function duplicatePuid(c: Ctx, kind: RegistryKind, name: string, guid: string): void {

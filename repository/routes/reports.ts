@@ -4,7 +4,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { REPORT_KIND } from "../jobs/report.js";
 import { isUuid, requestParams } from "../params.js";
 import { findReport, REPORTS, reportIds } from "../reports/catalogue.js";
@@ -18,7 +18,7 @@ import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { reportRunsPage } from "../store/reports/read.js";
 import { contentDisposition } from "./byte-range.js";
-import { nowIso, ownerFilter, pagingOf, queryOnce, requireVisible } from "./operations-common.js";
+import { ownerFilter, pagingOf, queryOnce, requireVisible } from "./operations-common.js";
 
 /**
  * The Report API (`/api/reports`, JSON in the envelope `{success, version, value}` like the Content

@@ -1,9 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
+import { checkRole, MANAGERS } from "../http/roles.js";
 import { child, childText, type XmlNode } from "../http/xml-body.js";
 import { parsePaging } from "../paging.js";
-import { Permission, Role } from "../store/auth.js";
+import { Permission } from "../store/auth.js";
 import { type EntityRow, getEntity } from "../store/entities/write.js";
 import {
   assignmentsPage,
@@ -46,7 +48,6 @@ import {
   isoParam,
   listMeta,
   noContent,
-  nowIso,
   paging,
   readableEntity,
   readableTags,
@@ -97,7 +98,7 @@ function registerPolicyRoutes(api: Hono<EntityEnv>): void {
   });
 
   api.post("/retention-policies", async (c) => {
-    requirePolicyManager(c, "create retention policies");
+    checkRole(c, MANAGERS, "create retention policies");
     const db = c.get("svc").db;
     const fields = policyFields(c, await xmlRequest(c, POLICY_EXAMPLE), undefined);
     const ref = createPolicy(db, fields, actor(c));
@@ -105,7 +106,7 @@ function registerPolicyRoutes(api: Hono<EntityEnv>): void {
   });
 
   api.put("/retention-policies/:ref", async (c) => {
-    requirePolicyManager(c, "update retention policies");
+    checkRole(c, MANAGERS, "update retention policies");
     const before = existingPolicy(c, c.req.param("ref"));
     const db = c.get("svc").db;
     const fields = policyFields(c, await xmlRequest(c, POLICY_EXAMPLE), before);
@@ -114,7 +115,7 @@ function registerPolicyRoutes(api: Hono<EntityEnv>): void {
   });
 
   api.put("/retention-policies/:ref/assignable", async (c) => {
-    requirePolicyManager(c, "change whether retention policies are assignable");
+    checkRole(c, MANAGERS, "change whether retention policies are assignable");
     const policy = existingPolicy(c, c.req.param("ref"));
     const raw = (await c.req.text()).trim();
     const assignable = parseBoolean(raw);
@@ -129,7 +130,7 @@ function registerPolicyRoutes(api: Hono<EntityEnv>): void {
   });
 
   api.delete("/retention-policies/:ref", (c) => {
-    requirePolicyManager(c, "delete retention policies");
+    checkRole(c, MANAGERS, "delete retention policies");
     const policy = existingPolicy(c, c.req.param("ref"));
     const db = c.get("svc").db;
     const usage = policyUsage(db, policy.ref);
@@ -141,15 +142,6 @@ function registerPolicyRoutes(api: Hono<EntityEnv>): void {
     }
     deletePolicy(db, policy, actor(c));
     return noContent(c);
-  });
-}
-
-/** 403 unless the caller has the manager or administrator role: they alone manage policies. */
-function requirePolicyManager(c: EntityContext, doing: string): void {
-  const { user } = c.get("caller");
-  if (user.roles.includes(Role.MANAGER) || user.roles.includes(Role.ADMIN)) return;
-  throw new HTTPException(403, {
-    message: `User ${user.username} may not ${doing}: that needs the ${Role.MANAGER} or ${Role.ADMIN} role; ask a manager`,
   });
 }
 

@@ -2,7 +2,8 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
+import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import {
   CONFIG_EXAMPLE,
@@ -44,7 +45,7 @@ import {
   updateDraft,
   updateEnrichmentProfile,
 } from "../store/settings/write.js";
-import { mayReadTag, nowIso, queryOnce, requireAdmin } from "./operations-common.js";
+import { mayReadTag, queryOnce } from "./operations-common.js";
 
 /**
  * The Settings API (`/api/settings`, JSON). Replies are the bare JSON objects the real service gives
@@ -75,8 +76,7 @@ export function settingsRoutes(): Hono<AppEnv> {
     const expand = expandOf(c);
     return c.json(configJson(c, liveConfig(c.get("svc").db), expand));
   });
-  app.put(MIGRATION, async (c) => {
-    requireAdmin(c, "change the migration configuration");
+  app.put(MIGRATION, requireRole(MANAGERS, "change the migration configuration"), async (c) => {
     const body = await jsonBody(c, CONFIG_EXAMPLE);
     const config = checked(() => parseMigrationConfig(c.get("svc").db, body));
     setLiveConfig(c.get("svc").db, config, change(c));
@@ -105,8 +105,7 @@ export function settingsRoutes(): Hono<AppEnv> {
     const expand = expandOf(c);
     return c.json({ drafts: drafts(c.get("svc").db).map((d) => draftJson(c, d, expand)) });
   });
-  app.post(`${MIGRATION}/drafts`, async (c) => {
-    requireAdmin(c, "create migration drafts");
+  app.post(`${MIGRATION}/drafts`, requireRole(MANAGERS, "create migration drafts"), async (c) => {
     const { db } = c.get("svc");
     const d = await draftInput(c);
     const id = createDraft(db, d, change(c));
@@ -116,20 +115,17 @@ export function settingsRoutes(): Hono<AppEnv> {
     const expand = expandOf(c);
     return c.json(draftJson(c, knownDraft(c, c.req.param("id")), expand));
   });
-  app.put(`${MIGRATION}/drafts/:id`, async (c) => {
-    requireAdmin(c, "change migration drafts");
+  app.put(`${MIGRATION}/drafts/:id`, requireRole(MANAGERS, "change migration drafts"), async (c) => {
     const draft = openDraft(knownDraft(c, c.req.param("id")));
     const d = await draftInput(c);
     updateDraft(c.get("svc").db, draft.id, d, change(c));
     return c.json(draftJson(c, knownDraft(c, draft.id), false));
   });
-  app.delete(`${MIGRATION}/drafts/:id`, (c) => {
-    requireAdmin(c, "delete migration drafts");
+  app.delete(`${MIGRATION}/drafts/:id`, requireRole(MANAGERS, "delete migration drafts"), (c) => {
     deleteDraft(c.get("svc").db, knownDraft(c, c.req.param("id")), change(c));
     return c.body(null, 204);
   });
-  app.post(`${MIGRATION}/drafts/:id/apply`, (c) => {
-    requireAdmin(c, "apply migration drafts");
+  app.post(`${MIGRATION}/drafts/:id/apply`, requireRole(MANAGERS, "apply migration drafts"), (c) => {
     const { db } = c.get("svc");
     const draft = openDraft(knownDraft(c, c.req.param("id")));
     // Checked again against the store as it is now: an entity a rule names may have been deleted since.
@@ -146,33 +142,42 @@ export function settingsRoutes(): Hono<AppEnv> {
   app.get(`${ENRICHMENT}/profiles`, (c) =>
     c.json({ profiles: enrichmentProfiles(c.get("svc").db).map(profileJson) }),
   );
-  app.post(`${ENRICHMENT}/profiles`, async (c) => {
-    requireAdmin(c, "create metadata enrichment profiles");
-    const p = profileInput(await jsonBody(c, PROFILE_EXAMPLE));
-    const id = createEnrichmentProfile(c.get("svc").db, p, change(c));
-    return c.json(profileJson(knownProfile(c, id)), 201);
-  });
+  app.post(
+    `${ENRICHMENT}/profiles`,
+    requireRole(MANAGERS, "create metadata enrichment profiles"),
+    async (c) => {
+      const p = profileInput(await jsonBody(c, PROFILE_EXAMPLE));
+      const id = createEnrichmentProfile(c.get("svc").db, p, change(c));
+      return c.json(profileJson(knownProfile(c, id)), 201);
+    },
+  );
   app.get(`${ENRICHMENT}/profiles/:id`, (c) => c.json(profileJson(knownProfile(c, c.req.param("id")))));
-  app.put(`${ENRICHMENT}/profiles/:id`, async (c) => {
-    requireAdmin(c, "change metadata enrichment profiles");
-    const profile = knownProfile(c, c.req.param("id"));
-    const p = profileInput(await jsonBody(c, PROFILE_EXAMPLE));
-    updateEnrichmentProfile(c.get("svc").db, profile.id, p, change(c));
-    return c.json(profileJson(knownProfile(c, profile.id)));
-  });
-  app.delete(`${ENRICHMENT}/profiles/:id`, (c) => {
-    requireAdmin(c, "delete metadata enrichment profiles");
-    const { db } = c.get("svc");
-    const profile = knownProfile(c, c.req.param("id"));
-    const users = rulesUsingEnrichmentProfile(db, profile.id);
-    if (users.length > 0) {
-      throw new HTTPException(403, {
-        message: `Metadata enrichment profile "${profile.name}" is used by rule${users.length === 1 ? "" : "s"} ${users.join(", ")}; delete ${users.length === 1 ? "that rule" : "those rules"} first (DELETE /api/settings${ENRICHMENT}/rules/{id})`,
-      });
-    }
-    deleteEnrichmentProfile(db, profile.id, profile.name, change(c));
-    return c.body(null, 204);
-  });
+  app.put(
+    `${ENRICHMENT}/profiles/:id`,
+    requireRole(MANAGERS, "change metadata enrichment profiles"),
+    async (c) => {
+      const profile = knownProfile(c, c.req.param("id"));
+      const p = profileInput(await jsonBody(c, PROFILE_EXAMPLE));
+      updateEnrichmentProfile(c.get("svc").db, profile.id, p, change(c));
+      return c.json(profileJson(knownProfile(c, profile.id)));
+    },
+  );
+  app.delete(
+    `${ENRICHMENT}/profiles/:id`,
+    requireRole(MANAGERS, "delete metadata enrichment profiles"),
+    (c) => {
+      const { db } = c.get("svc");
+      const profile = knownProfile(c, c.req.param("id"));
+      const users = rulesUsingEnrichmentProfile(db, profile.id);
+      if (users.length > 0) {
+        throw new HTTPException(403, {
+          message: `Metadata enrichment profile "${profile.name}" is used by rule${users.length === 1 ? "" : "s"} ${users.join(", ")}; delete ${users.length === 1 ? "that rule" : "those rules"} first (DELETE /api/settings${ENRICHMENT}/rules/{id})`,
+        });
+      }
+      deleteEnrichmentProfile(db, profile.id, profile.name, change(c));
+      return c.body(null, 204);
+    },
+  );
   app.get(`${ENRICHMENT}/rules`, (c) =>
     c.json({ rules: enrichmentRules(c.get("svc").db).map(enrichmentRuleJson) }),
   );
@@ -181,8 +186,7 @@ export function settingsRoutes(): Hono<AppEnv> {
   app.get(`${ENRICHMENT}/rules/:id`, (c) =>
     c.json(enrichmentRuleJson(knownEnrichmentRule(c, c.req.param("id")))),
   );
-  app.delete(`${ENRICHMENT}/rules/:id`, (c) => {
-    requireAdmin(c, "delete metadata enrichment rules");
+  app.delete(`${ENRICHMENT}/rules/:id`, requireRole(MANAGERS, "delete metadata enrichment rules"), (c) => {
     const rule = knownEnrichmentRule(c, c.req.param("id"));
     deleteEnrichmentRule(c.get("svc").db, rule.id, change(c));
     return c.body(null, 204);
@@ -411,7 +415,7 @@ function enrichmentRuleJson(r: EnrichmentRuleRow) {
 
 /** POST rules: profile known, priority a whole number (text or number), selectors among the supported ones. */
 async function addEnrichmentRule(c: Ctx): Promise<Response> {
-  requireAdmin(c, "add metadata enrichment rules");
+  checkRole(c, MANAGERS, "add metadata enrichment rules");
   const { db } = c.get("svc");
   const body = await jsonBody(c, RULE_EXAMPLE);
   if (typeof body.profileId !== "string" || body.profileId.trim() === "") {

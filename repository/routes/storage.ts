@@ -2,9 +2,9 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
+import { ADMINISTRATORS, requireRole } from "../http/roles.js";
 import { isUuid } from "../params.js";
-import { Role } from "../store/auth.js";
 import { findBitstream, findGeneration } from "../store/entities/read.js";
 import { setStorageQuota } from "../store/storage/quota.js";
 import {
@@ -62,24 +62,20 @@ export function storageRoutes(): Hono<AppEnv> {
   app.use(requireToken);
 
   app.get("/quota", (c) => ok(c, quotaJson(c)));
-  app.put("/quota", async (c) => {
-    requireAdminRole(c, "change the storage quota");
+  app.put("/quota", requireRole(ADMINISTRATORS, "change the storage quota"), async (c) => {
     const quotaBytes = quotaInput(await jsonObject(c));
     setStorageQuota(c.get("svc").db, quotaBytes, username(c), nowIso(c));
     return ok(c, quotaJson(c));
   });
 
-  app.get("/adapters", (c) => {
-    requireAdminRole(c, "view storage adapters");
+  app.get("/adapters", requireRole(ADMINISTRATORS, "view storage adapters"), (c) => {
     const db = c.get("svc").db;
     return ok(c, { adapters: storageAdapters(db).map((a) => adapterJson(c, a)) });
   });
-  app.get("/adapters/:id", (c) => {
-    requireAdminRole(c, "view storage adapters");
+  app.get("/adapters/:id", requireRole(ADMINISTRATORS, "view storage adapters"), (c) => {
     return ok(c, adapterJson(c, knownAdapter(c)));
   });
-  app.post("/adapters", async (c) => {
-    requireAdminRole(c, "add storage adapters");
+  app.post("/adapters", requireRole(ADMINISTRATORS, "add storage adapters"), async (c) => {
     const input = adapterInput(await jsonObject(c), "create") as AdapterInput;
     const db = c.get("svc").db;
     if (adapterNamed(db, input.name)) throw nameTaken(input.name);
@@ -95,8 +91,7 @@ export function storageRoutes(): Hono<AppEnv> {
       Location: `${origin(c)}/api/storage/adapters/${created.id}`,
     });
   });
-  app.put("/adapters/:id", async (c) => {
-    requireAdminRole(c, "update storage adapters");
+  app.put("/adapters/:id", requireRole(ADMINISTRATORS, "update storage adapters"), async (c) => {
     const before = knownAdapter(c);
     const changes = adapterInput(await jsonObject(c), "update", before.id);
     const db = c.get("svc").db;
@@ -122,8 +117,7 @@ export function storageRoutes(): Hono<AppEnv> {
     }
     return ok(c, adapterJson(c, updateAdapter(db, before, changes, username(c), nowIso(c))));
   });
-  app.delete("/adapters/:id", (c) => {
-    requireAdminRole(c, "remove storage adapters");
+  app.delete("/adapters/:id", requireRole(ADMINISTRATORS, "remove storage adapters"), (c) => {
     const adapter = knownAdapter(c);
     const db = c.get("svc").db;
     if (adapter.built_in === 1) {
@@ -150,8 +144,7 @@ export function storageSettingsRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requireToken);
   app.get("/config/policy", (c) => ok(c, policyJson(c, storagePolicy(c.get("svc").db))));
-  app.put("/config/policy", async (c) => {
-    requireAdminRole(c, "apply a storage policy");
+  app.put("/config/policy", requireRole(ADMINISTRATORS, "apply a storage policy"), async (c) => {
     const body = await jsonObject(c);
     const db = c.get("svc").db;
     const input = policyInput(c, body);
@@ -215,19 +208,6 @@ function origin(c: Ctx): string {
 
 function username(c: Ctx): string {
   return c.get("caller").user.username;
-}
-
-function nowIso(c: Ctx): string {
-  return new Date(c.get("svc").now()).toISOString();
-}
-
-/** Adapter management is for the administrator role (spec §5.9): 403 otherwise, never 401. */
-export function requireAdminRole(c: Ctx, what: string): void {
-  const { roles, username: who } = c.get("caller").user;
-  if (roles.includes(Role.ADMIN)) return;
-  throw new HTTPException(403, {
-    message: `Only administrators may ${what}; user ${who} does not have the ${Role.ADMIN} role`,
-  });
 }
 
 function knownAdapter(c: Ctx): AdapterRow {

@@ -1,9 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
-import { Role } from "../store/auth.js";
 import type { Change } from "../store/system/write.js";
 
 /**
@@ -18,17 +17,8 @@ export function ok(c: Ctx, value: unknown, status: ContentfulStatusCode = 200) {
   return c.json({ success: true, version: 1, value }, status);
 }
 
-/** 403 unless the caller has the administrator role (system properties, authentication configuration). */
-export function requireAdministrator(c: Ctx, what: string): void {
-  const { user } = c.get("caller");
-  if (user.roles.includes(Role.ADMIN)) return;
-  throw new HTTPException(403, {
-    message: `Only administrators may ${what}; user ${user.username} does not have the ${Role.ADMIN} role`,
-  });
-}
-
 export function changeBy(c: Ctx): Change {
-  return { username: c.get("caller").user.username, at: new Date(c.get("svc").now()).toISOString() };
+  return { username: c.get("caller").user.username, at: nowIso(c) };
 }
 
 /** A JSON object request body; 400 saying what to send when it is not one. */

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
+import { checkRole, MANAGERS } from "../http/roles.js";
 import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
 import {
@@ -19,7 +20,6 @@ import { deleteSubscription, insertSubscription } from "../store/webhooks/write.
 import { challengeReceiver } from "../webhooks/http.js";
 import { receiverProblem } from "../webhooks/receivers.js";
 import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "../webhooks/settings.js";
-import { requireAdmin } from "./operations-common.js";
 
 /**
  * Webhooks (`/api/webhook`, JSON; managers and administrators), as pyPreservica's WebHooksAPI calls them
@@ -45,7 +45,7 @@ export function webhookRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use(requireToken);
   app.use(async (c, next) => {
-    requireAdmin(c, "use the webhook API");
+    checkRole(c, MANAGERS, "use the webhook API");
     await next();
   });
   app.get("/subscriptions", (c) => c.json(listSubscriptions(c.get("svc").db).map(subscriptionJson)));
@@ -147,7 +147,7 @@ async function subscribe(c: Ctx): Promise<Response> {
 
   const id = randomUUID();
   const username = c.get("caller").user.username;
-  const created = new Date(c.get("svc").now()).toISOString();
+  const created = nowIso(c);
   db.transaction(() => {
     // Checked again: another subscription may have been made while the receiver answered.
     checkRoom(db, url, triggerType);
@@ -200,7 +200,7 @@ async function unsubscribe(c: Ctx): Promise<Response> {
       subject: `webhook ${sub.id}`,
       summary: `Unsubscribed ${sub.url} from ${sub.trigger_type} webhooks`,
       details: { url: sub.url, triggerType: sub.trigger_type, pendingDropped: sub.pending },
-      at: new Date(c.get("svc").now()).toISOString(),
+      at: nowIso(c),
     });
   })();
   return c.body(null, 204);

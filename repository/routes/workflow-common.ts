@@ -1,6 +1,7 @@
 import { HTTPException } from "hono/http-exception";
 import { utcInstant } from "../dates.js";
 import { requestText } from "../http/request-text.js";
+import { hasRole, MANAGERS } from "../http/roles.js";
 import { child, childrenNamed, childText, parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { WORKFLOW_TYPES } from "../operations/states.js";
 import { isUuid } from "../params.js";
@@ -10,7 +11,6 @@ import { findInstance, findInstanceByAction, type InstanceRow } from "../store/w
 import type { Parameter } from "../store/workflows/write.js";
 import { type InstanceView, WF_NS } from "../xml/workflow-docs.js";
 import {
-  isAdmin,
   mayReadTag,
   type OpsContext,
   oneOf,
@@ -122,7 +122,7 @@ export function instanceView(
   if (opts.errors) {
     v.errors = failedItems(c.get("svc").db, r.id);
   }
-  if (opts.parameters && isAdmin(c)) v.parameters = parametersOf(r);
+  if (opts.parameters && hasRole(c, MANAGERS)) v.parameters = parametersOf(r);
   return v;
 }
 

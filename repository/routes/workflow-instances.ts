@@ -1,9 +1,10 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import type { XmlNode } from "../http/xml-body.js";
 import { childText } from "../http/xml-body.js";
 import "../jobs/integrity-check.js";
+import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import { statusesOfState, WORKFLOW_STATES, workflowState } from "../operations/states.js";
 import { getAction } from "../store/actions/read.js";
 import { createAction, setActionStatus } from "../store/actions/write.js";
@@ -17,16 +18,7 @@ import {
 } from "../store/workflows/read.js";
 import { recordStart } from "../store/workflows/write.js";
 import { instanceChangesDocument, instanceDocument, instancesDocument, WF_NS } from "../xml/workflow-docs.js";
-import {
-  nowIso,
-  type OpsContext,
-  oneOf,
-  ownerFilter,
-  pagingOf,
-  positiveId,
-  queryOnce,
-  requireAdmin,
-} from "./operations-common.js";
+import { type OpsContext, oneOf, ownerFilter, pagingOf, positiveId, queryOnce } from "./operations-common.js";
 import {
   badRequest,
   dateParam,
@@ -91,8 +83,7 @@ export function registerInstanceRoutes(app: Hono<AppEnv>): void {
     );
   });
 
-  app.post("/instances", async (c) => {
-    requireAdmin(c, "start workflows");
+  app.post("/instances", requireRole(MANAGERS, "start workflows"), async (c) => {
     const doc = await wfBody(c, "StartWorkflowRequest", START_EXAMPLE);
     const ctx = startContext(c, doc);
     const starter = starterOf(ctx.definition_kind);
@@ -247,7 +238,7 @@ function changeInstances(
     apply: (r: InstanceRow) => { changed: boolean; note: string };
   },
 ): Response {
-  requireAdmin(c, `${verb} workflow instances`);
+  checkRole(c, MANAGERS, `${verb} workflow instances`);
   const raw = (c.req.queries("workflowInstanceIds") ?? []).flatMap((v) => v.split(",")).map((s) => s.trim());
   const listed = raw.filter((s) => s !== "");
   if (listed.length === 0) {

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { childText } from "../http/xml-body.js";
 import { type DeletionParams, deletionAction, deletionScope } from "../jobs/deletion.js";
 import { getAction } from "../store/actions/read.js";
@@ -15,7 +15,7 @@ import {
   WF_NS,
 } from "../xml/workflow-docs.js";
 import { decideDeletion } from "./deletion-decision.js";
-import { mayReadTag, nowIso, type OpsContext, ownerFilter, pagingOf } from "./operations-common.js";
+import { mayReadTag, type OpsContext, ownerFilter, pagingOf } from "./operations-common.js";
 import { instanceView, knownInstance, WORKFLOW_API_PATH, wfBody, xmlReply } from "./workflow-common.js";
 
 /**

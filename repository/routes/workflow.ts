@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { requireToken } from "../auth-middleware.js";
-import type { AppEnv } from "../context.js";
+import { type AppEnv, nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
+import { MANAGERS, requireRole } from "../http/roles.js";
 import { childText, parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { WORKFLOW_TYPES } from "../operations/states.js";
 import {
@@ -21,7 +22,7 @@ import {
   definitionsDocument,
   WF_NS,
 } from "../xml/workflow-docs.js";
-import { nowIso, type OpsContext, oneOf, positiveId, queryOnce, requireAdmin } from "./operations-common.js";
+import { type OpsContext, oneOf, positiveId, queryOnce } from "./operations-common.js";
 import {
   badRequest,
   readParameters,
@@ -79,8 +80,7 @@ function registerDefinitionRoutes(app: Hono<AppEnv>): void {
     }
     return xmlReply(c, d.document);
   });
-  app.post("/definitions", async (c) => {
-    requireAdmin(c, "upload workflow definitions");
+  app.post("/definitions", requireRole(MANAGERS, "upload workflow definitions"), async (c) => {
     const text = await requestText(c.req);
     const doc = parseXmlBody(text, DEFINITION_EXAMPLE);
     const textId = field(doc, "id", "TextId") ?? field(doc, "textId", "Id");
@@ -154,8 +154,7 @@ function registerContextRoutes(app: Hono<AppEnv>): void {
     return xmlReply(c, contextsDocument(contexts(db, { type: typeParam(c), definitionId })));
   });
   app.get("/contexts/:id", (c) => xmlReply(c, contextDocument(knownContext(c, c.req.param("id")))));
-  app.post("/contexts", async (c) => {
-    requireAdmin(c, "create workflow contexts");
+  app.post("/contexts", requireRole(MANAGERS, "create workflow contexts"), async (c) => {
     const doc = await wfBody(c, "WorkflowContext", CONTEXT_EXAMPLE);
     const name = childText(doc, "Name");
     const defRaw = childText(doc, "WorkflowDefinitionId");
