@@ -1,8 +1,8 @@
 import { ActionsApi } from "./actions.js";
 import { AdminApi } from "./admin.js";
 import { ContentApi } from "./content.js";
+import { EntityWriteApi } from "./entity/write.js";
 import { EntityApi } from "./entity.js";
-import { EntityWriteApi } from "./entity-write.js";
 import { ExportApi } from "./export.js";
 import type { HttpClient } from "./http.js";
 import { IngestApi } from "./ingest.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { insertEntity } from "../../repository/store/entities/write.js";
+import { EntityWriteApi } from "../../src/api/entity/write.js";
 import { EntityApi } from "../../src/api/entity.js";
-import { EntityWriteApi } from "../../src/api/entity-write.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { applyFields, DUBLIN_CORE, OAI_DC_SCHEMA } from "../../src/api/metadata-build.js";
 import { metadataFields } from "../../src/api/metadata-fields.js";

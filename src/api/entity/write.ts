@@ -1,14 +1,5 @@
-import {
-  ENTITY_PATHS,
-  type Entity,
-  type EntityType,
-  looksLikeRef,
-  readEntity,
-  readVersion,
-  type ServiceVersion,
-} from "./entity.js";
-import { UnexpectedResponseError } from "./errors.js";
-import type { HttpClient } from "./http.js";
+import { UnexpectedResponseError } from "../errors.js";
+import type { HttpClient } from "../http.js";
 import {
   entityXml,
   type GroupDefinition,
@@ -16,8 +7,11 @@ import {
   linkXml,
   metadataContainerXml,
   xipNamespace,
-} from "./metadata-build.js";
-import { childText, find, type XmlElement } from "./xml.js";
+} from "../metadata-build.js";
+import { looksLikeRef } from "../refs.js";
+import { childText, find, type XmlElement } from "../xml.js";
+import { readEntity, readVersion } from "./read.js";
+import { ENTITY_PATHS, type Entity, type EntityType, type ServiceVersion } from "./types.js";
 
 /**
  * Entity API writes: save title/description, descriptive metadata fragments, identifiers, links. Thin typed
