@@ -18,6 +18,7 @@ import { insertEntity } from "../../repository/store/entities/write.js";
 import type { AnyTool } from "../../src/tools/define.js";
 import { ALL_TOOLS as REGISTERED } from "../../src/tools/index.js";
 import { type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
+import { propertyRuns } from "../helpers/property-runs.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 import { createAccessionGroup, HEADER } from "../tools/bulk/fixtures.js";
 import { DEMO } from "../tools/discovery/demo-facts.js";
@@ -51,10 +52,11 @@ const ALL_TOOLS = REGISTERED.filter((t) => t.requires !== "person-sessions");
  *  4. answers never carry a password, a stack trace, or raw service XML (a declaration with an encoding, the
  *     service's namespaces), nor the contents of /etc/passwd.
  * The tools are iterated from ALL_TOOLS, so new tools are covered as they land. PROP_RUNS (runs per tool)
- * and PROP_SEED reproduce a failure: fast-check prints the seed and the counterexample.
+ * and PROP_SEED reproduce a failure: fast-check prints the seed and the counterexample. Without PROP_RUNS each
+ * tool gets its well-formed examples plus 4 random calls in `npm test` and 25 in `npm run test:properties`.
  */
 
-const RUNS = Number(process.env.PROP_RUNS ?? 12);
+const RUNS = Number(process.env.PROP_RUNS ?? propertyRuns(4, 25));
 const SEED = process.env.PROP_SEED ? Number(process.env.PROP_SEED) : Date.now() % 2 ** 31;
 /** A call must answer within this (plus any wait it asked for, e.g. job_status waitSeconds). */
 const CALL_TIMEOUT_MS = 10_000;
@@ -716,7 +718,7 @@ describe("the 2026-07-28 era, a few tools", () => {
       for (const name of SOME) {
         const tool = ALL_TOOLS.find((t) => t.name === name);
         if (!tool || KNOWN_BUGS[name]) continue;
-        await toolProperty(c, tool, Math.max(4, Math.floor(RUNS / 2)));
+        await toolProperty(c, tool, Math.max(2, Math.floor(RUNS / 2)));
       }
     } finally {
       await mcp.close();
