@@ -413,6 +413,7 @@ function registerTool(
             argsDigest: digestArgs(args),
             outcome: facts?.job && !facts.jobFinished ? "started" : "done",
             ...(facts?.job ? { job: facts.job } : {}),
+            ...(facts?.note ? { message: facts.note } : {}),
             ...(facts?.previous ? { previous: facts.previous } : {}),
           });
           if (deps.audience.features.has("audit-log") && facts?.previous) {

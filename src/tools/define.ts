@@ -76,6 +76,8 @@ export interface AuditFacts {
   job?: string;
   /** The job had ended when the answer was made (support/job-wait.ts): the act is done, not only started. */
   jobFinished?: boolean;
+  /** A sentence the audit entry keeps about how the act was done (e.g. submitted and approved at once). */
+  note?: string;
 }
 
 /**

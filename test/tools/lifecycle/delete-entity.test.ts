@@ -29,7 +29,7 @@ describe.each(ERAS)("delete_entity (%s)", (era) => {
     const p = await mcp.call<Preview>("delete_entity", { ref: t.folder.ref });
     const c = p.confirmationRequired;
     expect(c.summary).toBe(
-      "Delete folder “Estate papers” and everything in it (1 folder and 2 assets) to the recycle bin, after a manager approves",
+      "Delete folder “Estate papers” and everything in it (1 folder and 2 assets) to the recycle bin (submitted and approved by you: one confirmation for both)",
     );
     expect(c.details.join("\n")).toMatch(/In it: .*“Estate papers — sub”/);
     expect(c.details.join("\n")).toMatch(/Retention: none on the 2 assets checked/);
@@ -45,11 +45,31 @@ describe.each(ERAS)("delete_entity (%s)", (era) => {
     expect(pending.items.map((i) => i.ref)).not.toContain(t.folder.ref);
   });
 
-  it("submits the confirmed deletion, which waits for a manager's approval", async () => {
+  it("a manager's one confirmation submits and approves: the asset is in the recycle bin when it answers", async () => {
+    const t = makeTree(repo, "Once only");
+    const p = await mcp.call<Preview>("delete_entity", { ref: t.a1.ref });
+    expect(p.confirmationRequired.summary).toBe(
+      "Delete asset “Once only — asset 1” to the recycle bin (submitted and approved by you: one confirmation for both)",
+    );
+    const res = await mcp.raw("delete_entity", { ref: t.a1.ref, confirmation: p.confirmationRequired.token });
+    expect(res.isError, textOf(res)).toBeFalsy();
+    const a = res.structuredContent as {
+      job: string;
+      awaitingApproval: boolean;
+      approval: { state: string };
+    };
+    expect(a).toMatchObject({ awaitingApproval: false, approval: { state: "COMPLETED" } });
+    expect(textOf(res)).toMatch(`submitted as job ${a.job} and approved by you in the same confirmation`);
+    // No review_deletion, no second preview: it is in the bin already.
+    expect(await binRefs(repo)).toContain(t.a1.ref);
+  });
+
+  it("with approve: false, submits the confirmed deletion, which waits for a manager's approval", async () => {
     const t = makeTree(repo, "Duplicate volume");
     const p = await mcp.call<Preview>("delete_entity", {
       ref: t.a1.ref,
       comment: "Duplicate of the 1871 volume",
+      approve: false,
     });
     expect(p.confirmationRequired.summary).toBe(
       "Delete asset “Duplicate volume — asset 1” to the recycle bin, after a manager approves",
@@ -57,6 +77,7 @@ describe.each(ERAS)("delete_entity (%s)", (era) => {
     const res = await mcp.raw("delete_entity", {
       ref: t.a1.ref,
       comment: "Duplicate of the 1871 volume",
+      approve: false,
       confirmation: p.confirmationRequired.token,
     });
     expect(res.isError).toBeFalsy();
@@ -89,6 +110,7 @@ describe.each(ERAS)("delete_entity (%s)", (era) => {
     const again = await mcp.raw("delete_entity", {
       ref: t.a1.ref,
       comment: "Duplicate of the 1871 volume",
+      approve: false,
       confirmation: p.confirmationRequired.token,
     });
     expect(again.isError).toBe(true);

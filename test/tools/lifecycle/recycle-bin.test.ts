@@ -70,10 +70,12 @@ describe.each(ERAS)("recycle_bin (%s)", (era) => {
     const p = await mcp.call<{ confirmationRequired: { token: string } }>("delete_entity", {
       ref: t.a2.ref,
       comment: "gone",
+      approve: false,
     });
     const { job } = await mcp.call<{ job: string }>("delete_entity", {
       ref: t.a2.ref,
       comment: "gone",
+      approve: false,
       confirmation: p.confirmationRequired.token,
     });
     const res = await mcp.raw("recycle_bin", { pending: true });

@@ -19,10 +19,12 @@ describe.each(ERAS)("review_deletion (%s)", (era) => {
   });
 
   async function submit(ref: string, comment = "no longer needed"): Promise<string> {
-    const p = await mcp.call<Preview>("delete_entity", { ref, comment });
+    // approve: false: the manager leaves it awaiting approval (review_deletion's subject).
+    const p = await mcp.call<Preview>("delete_entity", { ref, comment, approve: false });
     const a = await mcp.call<{ job: string }>("delete_entity", {
       ref,
       comment,
+      approve: false,
       confirmation: p.confirmationRequired.token,
     });
     expect(await settle(repo, a.job)).toBe("PENDING");

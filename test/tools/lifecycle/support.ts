@@ -67,7 +67,7 @@ export async function binRefs(repo: RunningRepository): Promise<string[]> {
   return [...body.matchAll(/<DeletedEntity ref="([^"]+)"/g)].map((m) => m[1] as string);
 }
 
-/** Deletes `ref` to the recycle bin through the tools (submit, confirm, approve, confirm); returns the deletion job. */
+/** Deletes `ref` to the recycle bin through the tools (a manager's one confirmation submits and approves); returns the deletion job. */
 export async function deleteToBin(
   mcp: { call<T>(name: string, args?: Record<string, unknown>): Promise<T> },
   repo: RunningRepository,
@@ -78,9 +78,6 @@ export async function deleteToBin(
     ref,
     confirmation: p.confirmationRequired.token,
   });
-  await settle(repo, job);
-  const q = await mcp.call<Preview>("review_deletion", { job, decision: "approve" });
-  await mcp.call("review_deletion", { job, decision: "approve", confirmation: q.confirmationRequired.token });
   if ((await settle(repo, job)) !== "COMPLETED") throw new Error(`deletion ${job} did not complete`);
   return job;
 }
