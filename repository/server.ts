@@ -7,9 +7,9 @@ import { getRequestListener } from "@hono/node-server";
 import { createApp } from "./app.js";
 import type { ServiceContext } from "./context.js";
 import { sweepExports } from "./export/files.js";
-import { type FaultOptions, Faults } from "./faults.js";
+import { type FaultOptions, Faults } from "./http/faults.js";
+import { answerClientErrors, requestErrorReply } from "./http/malformed-requests.js";
 import { ActionRunner } from "./jobs/runner.js";
-import { answerClientErrors, requestErrorReply } from "./malformed-requests.js";
 import { sweepUploads } from "./s3/multipart.js";
 // The seeders (the demo plan is large) load only when a store is empty: a start with data skips them.
 import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords, seedUsersAndTags } from "./seed/users.js";

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import { tokenFromHeaders } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
 import { checkPassword, getUser, type User } from "../store/auth.js";
 import { liveToken } from "../store/tokens.js";
+import { tokenFromHeaders } from "./auth-middleware.js";
 
 /**
  * The caller of an API that also speaks HTTP Basic (OAI-PMH, CMIS, the format registry's writes): Basic

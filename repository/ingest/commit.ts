@@ -1,4 +1,4 @@
-import { utcInstant } from "../dates.js";
+import { utcInstant } from "../http/dates.js";
 import type { ActionItemRow } from "../store/actions/read.js";
 import { recordItems, setActionStatus, setActionTotal } from "../store/actions/write.js";
 import { saveGenerationProperties } from "../store/characterisation/properties.js";

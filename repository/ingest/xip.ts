@@ -1,5 +1,5 @@
+import { isUuid } from "../http/params.js";
 import { standaloneXml, type XmlNode } from "../http/xml-body.js";
-import { isUuid } from "../params.js";
 import { baseName, dirName, joinPath } from "./entry-names.js";
 import {
   declaredFixity,

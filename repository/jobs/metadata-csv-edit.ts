@@ -1,3 +1,4 @@
+import { isUuid } from "../http/params.js";
 import type { CsvColumn, CsvEditPlan, CsvRow } from "../metadata-groups/csv.js";
 import type { MetadataGroup } from "../metadata-groups/definition.js";
 import {
@@ -5,7 +6,6 @@ import {
   mergedGroupDocument,
   newGroupDocument,
 } from "../metadata-groups/group-document.js";
-import { isUuid } from "../params.js";
 import type { ActionItemRow } from "../store/actions/read.js";
 import { recordItems } from "../store/actions/write.js";
 import { getUser, Permission, Permissions } from "../store/auth.js";

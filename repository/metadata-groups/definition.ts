@@ -1,5 +1,5 @@
 import { HTTPException } from "hono/http-exception";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 
 /**
  * Metadata groups and forms as the JSON metadata API takes them. Real clients send every number and

@@ -1,4 +1,4 @@
-import { isUuid } from "../params.js";
+import { isUuid } from "../http/params.js";
 
 /**
  * Reading an OAI-PMH request: which verb, which arguments, and whether they are legal (OAI-PMH 2.0 §3.1

@@ -1,6 +1,6 @@
 import { HTTPException } from "hono/http-exception";
-import { utcInstant } from "../dates.js";
-import { isUuid, type Params } from "../params.js";
+import { utcInstant } from "../http/dates.js";
+import { isUuid, type Params } from "../http/params.js";
 import type { ParameterDefinition, ReportDefinition, ReportParameters } from "./definitions.js";
 
 /**

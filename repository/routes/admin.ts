@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { listValues, requestParams } from "../http/params.js";
 import { requestText } from "../http/request-text.js";
 import { MANAGERS, requireRole } from "../http/roles.js";
 import { childrenNamed, descendant, parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { sendMail } from "../outbox.js";
-import { listValues, requestParams } from "../params.js";
 import { SECURITY_TAGS } from "../seed/users.js";
 import {
   type AdminUser,

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
 import { ADMINISTRATORS, MANAGERS, requireRole } from "../http/roles.js";
 import { DC_ELEMENTS } from "../search/dublin-core.js";
 import {

@@ -1,10 +1,10 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 import { MANAGERS, requireRole } from "../http/roles.js";
 import { ANALYTICS_KIND, type GenerationParams, POLICY_IMPACT } from "../jobs/analytics.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { createAction } from "../store/actions/write.js";
 import { latestDataset } from "../store/analytics/read.js";
 import { getDraft } from "../store/settings/read.js";

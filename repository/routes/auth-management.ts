@@ -1,8 +1,8 @@
 import { X509Certificate } from "node:crypto";
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
 import { requestText } from "../http/request-text.js";
 import { ADMINISTRATORS, requireRole } from "../http/roles.js";
 import { childrenNamed, parseXmlBody, type XmlNode } from "../http/xml-body.js";

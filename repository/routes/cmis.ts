@@ -33,9 +33,9 @@ import { CmisQueryError, parseCmisQuery } from "../cmis/query.js";
 import { invalidArgument, runCmisQuery } from "../cmis/query-search.js";
 import { TYPES, typeById } from "../cmis/types.js";
 import type { AppEnv } from "../context.js";
+import { MAX_PAGE_SIZE } from "../http/paging.js";
 import { requestText } from "../http/request-text.js";
 import { child, parseXmlBody } from "../http/xml-body.js";
-import { MAX_PAGE_SIZE } from "../paging.js";
 import { Permission } from "../store/auth.js";
 import { streamStoredFile } from "./byte-range.js";
 

@@ -1,9 +1,9 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
-import { parsePaging } from "../paging.js";
-import { type Params, requestParams } from "../params.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { parsePaging } from "../http/paging.js";
+import { type Params, requestParams } from "../http/params.js";
 import { runSearch, type Scope } from "../search/engine.js";
 import { indexedFieldsView } from "../search/fields.js";
 import { type EntityFile, fileOf, thumbnailOf } from "../search/files.js";

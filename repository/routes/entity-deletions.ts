@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { nowIso } from "../context.js";
+import { isUuid } from "../http/params.js";
 import { child, childrenNamed, childText, type XmlNode } from "../http/xml-body.js";
 import {
   type DeletionParams,
@@ -11,7 +12,6 @@ import {
 } from "../jobs/deletion.js";
 import { type FinalDeletionParams, finalDeletionAction } from "../jobs/final-deletion.js";
 import { type RecoveryParams, recoveryAction, recoveryBlocker } from "../jobs/recovery.js";
-import { isUuid } from "../params.js";
 import { type ActionRow, getAction } from "../store/actions/read.js";
 import { createAction } from "../store/actions/write.js";
 import { Permission, Role } from "../store/auth.js";

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { listValues } from "../params.js";
+import { listValues } from "../http/params.js";
 import {
   byIdentifierPage,
   entityActionsPage,

@@ -1,9 +1,9 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { nowIso } from "../context.js";
+import { isUuid } from "../http/params.js";
 import { moveAction } from "../jobs/move.js";
 import { type SecurityTagParams, securityTagAction, securityTagTargets } from "../jobs/security-tag.js";
-import { isUuid } from "../params.js";
 import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { findEntity } from "../store/entities/read.js";

@@ -1,6 +1,6 @@
 import { HTTPException } from "hono/http-exception";
+import { isUuid } from "../http/params.js";
 import { child, childText, type XmlNode } from "../http/xml-body.js";
-import { isUuid } from "../params.js";
 
 /**
  * Reading the XIP documents clients send to the Entity API's basic writes. Elements are matched by

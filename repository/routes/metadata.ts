@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
 import { requestText } from "../http/request-text.js";
 import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import { csvTemplate } from "../metadata-groups/csv.js";

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
+import { parsePaging } from "../http/paging.js";
 import { hasRole, MANAGERS } from "../http/roles.js";
-import { parsePaging } from "../paging.js";
 import { Permission } from "../store/auth.js";
 
 /**

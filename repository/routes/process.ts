@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
 import { MANAGERS, requireRole } from "../http/roles.js";
 import { findIngestConfig, type IngestConfigRow, ingestConfigs } from "../store/ingest-configs/read.js";
 import { setIngestConfigActive } from "../store/ingest-configs/write.js";

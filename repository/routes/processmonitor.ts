@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
-import { utcInstant } from "../dates.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { utcInstant } from "../http/dates.js";
+import { isUuid } from "../http/params.js";
 import {
   ABANDONED_STATUSES,
   closingMessageStatus,
@@ -15,7 +16,6 @@ import {
   statusesOfMonitorStatus,
   workflowState,
 } from "../operations/states.js";
-import { isUuid } from "../params.js";
 import { ACTION_STATUSES, getAction } from "../store/actions/read.js";
 import {
   entityAncestry,

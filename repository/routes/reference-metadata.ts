@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { CsvError, parse } from "csv-parse/sync";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { flag, isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 import { checkRole, MANAGERS } from "../http/roles.js";
-import { flag, isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { Permission } from "../store/auth.js";
 import {
   type AuthorityRecordRow,

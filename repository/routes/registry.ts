@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type AppEnv, nowIso } from "../context.js";
 import { basicOrTokenUser } from "../http/basic-or-token.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
+import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 import { Role, type User } from "../store/auth.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
 import { PUID, REGISTRY_KINDS, type RegistryKind, registryKind } from "../store/registry/kinds.js";

@@ -2,9 +2,9 @@ import type { IncomingMessage } from "node:http";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { nowIso } from "../context.js";
+import { parsePaging } from "../http/paging.js";
 import { checkRole, MANAGERS } from "../http/roles.js";
 import { child, childText, type XmlNode } from "../http/xml-body.js";
-import { parsePaging } from "../paging.js";
 import { Permission } from "../store/auth.js";
 import { type EntityRow, getEntity } from "../store/entities/write.js";
 import {

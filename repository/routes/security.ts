@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
 import { permissionsByTag } from "../store/admin/read.js";
 import { securityNamespace, tagPermissionsXml } from "../xml/admin-docs.js";
 

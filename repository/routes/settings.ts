@@ -1,10 +1,10 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import {
   CONFIG_EXAMPLE,
   InvalidSettings,

@@ -1,10 +1,10 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { isUuid } from "../http/params.js";
 import { ADMINISTRATORS, requireRole } from "../http/roles.js";
-import { isUuid } from "../params.js";
 import { findBitstream, findGeneration } from "../store/entities/read.js";
 import { setStorageQuota } from "../store/storage/quota.js";
 import {

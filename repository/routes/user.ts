@@ -1,9 +1,9 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import type { AppEnv } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { requestParams } from "../http/params.js";
 import { sendMail } from "../outbox.js";
-import { requestParams } from "../params.js";
 import { findUser } from "../store/admin/read.js";
 import { consumeResetCode, createResetCode, endSessions, setPasswordHash } from "../store/admin/write.js";
 import { hashPassword } from "../store/auth.js";

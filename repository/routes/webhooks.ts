@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
+import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 import { requestText } from "../http/request-text.js";
 import { checkRole, MANAGERS } from "../http/roles.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../params.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
 import {
   type DeliveryRow,

@@ -1,10 +1,10 @@
 import { HTTPException } from "hono/http-exception";
-import { utcInstant } from "../dates.js";
+import { utcInstant } from "../http/dates.js";
+import { isUuid } from "../http/params.js";
 import { requestText } from "../http/request-text.js";
 import { hasRole, MANAGERS } from "../http/roles.js";
 import { child, childrenNamed, childText, parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { WORKFLOW_TYPES } from "../operations/states.js";
-import { isUuid } from "../params.js";
 import { failedItems } from "../store/monitor/read.js";
 import { anyEntity } from "../store/recycle-bin/read.js";
 import { findInstance, findInstanceByAction, type InstanceRow } from "../store/workflows/read.js";

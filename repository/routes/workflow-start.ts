@@ -1,6 +1,6 @@
 import { HTTPException } from "hono/http-exception";
+import { isUuid } from "../http/params.js";
 import { INTEGRITY_CHECK_KIND, type IntegrityCheckParams } from "../jobs/integrity-check.js";
-import { isUuid } from "../params.js";
 import { Permission } from "../store/auth.js";
 import { findEntity } from "../store/entities/read.js";
 import type { OpsContext } from "./operations-common.js";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { requireToken } from "../auth-middleware.js";
 import { type AppEnv, nowIso } from "../context.js";
+import { requireToken } from "../http/auth-middleware.js";
 import { requestText } from "../http/request-text.js";
 import { MANAGERS, requireRole } from "../http/roles.js";
 import { childText, parseXmlBody, type XmlNode } from "../http/xml-body.js";

@@ -1,5 +1,5 @@
 import type { Caller, ServiceContext } from "../context.js";
-import { isUuid } from "../params.js";
+import { isUuid } from "../http/params.js";
 import { Permission } from "../store/auth.js";
 import { findEntity } from "../store/entities/read.js";
 import { accessDenied, clip, invalidArgument, noSuchBucket, S3Error } from "./errors.js";

@@ -1,4 +1,4 @@
-import { utcInstant } from "../dates.js";
+import { utcInstant } from "../http/dates.js";
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import { prepared } from "../store/statements.js";

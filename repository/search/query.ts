@@ -1,4 +1,4 @@
-import { isUuid, listValues, type Params } from "../params.js";
+import { isUuid, listValues, type Params } from "../http/params.js";
 import { type FieldDef, findField } from "./fields.js";
 import { type TextQuery, toFtsQuery } from "./fts.js";
 

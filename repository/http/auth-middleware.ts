@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./context.js";
-import { getUser, Permissions } from "./store/auth.js";
-import { liveToken } from "./store/tokens.js";
+import type { AppEnv } from "../context.js";
+import { getUser, Permissions } from "../store/auth.js";
+import { liveToken } from "../store/tokens.js";
 
 /**
  * Reads the access token from `Preservica-Access-Token`, `Service-Access-Token` (the spec's name) or
