@@ -231,8 +231,14 @@ const REQUESTS = [
       }
       const rows = assets.map((a, i) => `"${a.ref}","FF-2004-${i + 1}"`);
       const csv = `"PRESERVICA_ENTITY_REF","${column}"\n${rows.join("\n")}\n`;
-      await m.call("csv_metadata_edit", { csv, mode: "dry_run" });
-      const applied = await m.call("csv_metadata_edit", { csv, mode: "apply" });
+      // Where the dry run is the preview it returns the confirmation token: the apply passes it on as is
+      // (the person agreed to what the dry run showed) instead of being previewed a second time.
+      const dry = await m.call("csv_metadata_edit", { csv, mode: "dry_run" });
+      const applied = await m.call("csv_metadata_edit", {
+        csv,
+        mode: "apply",
+        ...(dry.confirmation ? { confirmation: dry.confirmation } : {}),
+      });
       if (applied.job && !applied.finished) {
         const s = await m.call("job_status", { job: applied.job, waitSeconds: 10 });
         if (s.state !== "COMPLETED") throw new Refused(`CSV job ${s.state}`);
