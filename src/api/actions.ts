@@ -1,5 +1,6 @@
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
+import { readReply } from "./reply.js";
 import {
   attr,
   childText,
@@ -201,18 +202,7 @@ export class ActionsApi {
   }
 
   private read<T>(operation: string, p: string, fn: () => T): T {
-    try {
-      return fn();
-    } catch (err) {
-      throw new UnexpectedResponseError({
-        status: 200,
-        operation,
-        method: "GET",
-        path: p,
-        detail: `unexpected reply: ${(err as Error).message}`,
-        cause: err,
-      });
-    }
+    return readReply({ status: 200, operation, method: "GET", path: p }, fn);
   }
 
   /** The state of any action by its progress token. */

@@ -3,6 +3,7 @@ import { ENTITY_PATHS, type EntityType, type Page, type PageRequest } from "./en
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse } from "./http.js";
 import { checkRef, looksLikeRef } from "./refs.js";
+import { readReply } from "./reply.js";
 import { all, attr, childText, escapeXml, find, intText, one, rootOf, text, type XmlElement } from "./xml.js";
 
 /**
@@ -253,19 +254,10 @@ export class LifecycleApi {
       operation,
       signal,
     });
-    try {
+    return readReply({ status: res.status, operation, method: "GET", path: p }, () => {
       if (!res.data || typeof res.data !== "object") throw new Error("the reply is not XML");
       return reader(res.data);
-    } catch (err) {
-      throw new UnexpectedResponseError({
-        status: res.status,
-        operation,
-        method: "GET",
-        path: p,
-        detail: `unexpected reply: ${(err as Error).message}`,
-        cause: err,
-      });
-    }
+    });
   }
 
   private async postAction(

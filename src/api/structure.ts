@@ -3,6 +3,7 @@ import { ENTITY_PATHS, type Entity, type EntityType, readEntity } from "./entity
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { checkRef } from "./refs.js";
+import { readReply } from "./reply.js";
 import { escapeXml, type XmlElement } from "./xml.js";
 
 /**
@@ -87,19 +88,13 @@ export class StructureApi {
       idempotent: false,
       signal,
     });
-    try {
-      if (!res.data || typeof res.data !== "object") throw new TypeError("the reply is not XML");
-      return readEntity(res.data);
-    } catch (err) {
-      throw new UnexpectedResponseError({
-        status: res.status,
-        operation: "structure.createFolder",
-        method: "POST",
-        path,
-        detail: `unexpected reply: ${(err as Error).message}`,
-        cause: err,
-      });
-    }
+    return readReply(
+      { status: res.status, operation: "structure.createFolder", method: "POST", path },
+      () => {
+        if (!res.data || typeof res.data !== "object") throw new TypeError("the reply is not XML");
+        return readEntity(res.data);
+      },
+    );
   }
 
   /**

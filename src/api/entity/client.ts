@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { isNotFound, UnexpectedResponseError } from "../errors.js";
 import type { HttpClient, HttpResponse } from "../http.js";
 import { checkRef } from "../refs.js";
+import { readReply } from "../reply.js";
 import type { XmlElement } from "../xml.js";
 import {
   opt,
@@ -107,18 +108,7 @@ export class EntityApi {
 
   /** Runs a pure reader, turning a shape it cannot read into an UnexpectedResponseError. */
   private read<T>(operation: string, path: string, status: number, fn: () => T): T {
-    try {
-      return fn();
-    } catch (err) {
-      throw new UnexpectedResponseError({
-        status,
-        operation,
-        method: "GET",
-        path,
-        detail: `unexpected reply: ${(err as Error).message}`,
-        cause: err,
-      });
-    }
+    return readReply({ status, operation, method: "GET", path }, fn);
   }
 
   private async list<T>(

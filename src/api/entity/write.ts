@@ -9,6 +9,7 @@ import {
   xipNamespace,
 } from "../metadata-build.js";
 import { looksLikeRef } from "../refs.js";
+import { readReply } from "../reply.js";
 import { childText, find, type XmlElement } from "../xml.js";
 import { readEntity, readVersion } from "./read.js";
 import { ENTITY_PATHS, type Entity, type EntityType, type ServiceVersion } from "./types.js";
@@ -128,18 +129,9 @@ export class EntityWriteApi {
       operation: "entity.get",
       signal,
     });
-    try {
-      return readEntity(again.data);
-    } catch (err) {
-      throw new UnexpectedResponseError({
-        status: again.status,
-        operation: "entity.get",
-        method: "GET",
-        path,
-        detail: `unexpected reply: ${(err as Error).message}`,
-        cause: err,
-      });
-    }
+    return readReply({ status: again.status, operation: "entity.get", method: "GET", path }, () =>
+      readEntity(again.data),
+    );
   }
 
   /** Adds a descriptive metadata document; returns the new fragment's mref when the reply names it. */

@@ -1,0 +1,25 @@
+import { UnexpectedResponseError } from "./errors.js";
+
+/** Where a reply came from, for the error that says it could not be read. */
+export interface ReplyOrigin {
+  status: number;
+  operation: string;
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+}
+
+/**
+ * Runs a pure reader over a reply, turning a shape it cannot read into an UnexpectedResponseError that
+ * names the request, so a changed or broken service reads as such and not as a bug of ours.
+ */
+export function readReply<T>(origin: ReplyOrigin, reader: () => T): T {
+  try {
+    return reader();
+  } catch (err) {
+    throw new UnexpectedResponseError({
+      ...origin,
+      detail: `unexpected reply: ${(err as Error).message}`,
+      cause: err,
+    });
+  }
+}
