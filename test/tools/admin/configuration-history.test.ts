@@ -19,17 +19,21 @@ interface Answer {
   authentication: { maxSessionLifetimeMins: number };
 }
 
+/** Nothing here writes: both eras read one repository. */
+let repo: RunningRepository;
+beforeAll(async () => {
+  repo = await startTestRepository({ seed: "demo" });
+});
+afterAll(() => repo?.close());
+
 describe.each(ERAS)("configuration_history (%s)", (era) => {
-  let repo: RunningRepository;
   let mcp: McpHarness;
 
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
     mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
   });
   afterAll(async () => {
     await mcp?.close();
-    await repo?.close();
   });
 
   it("lists config events newest first with the session lifetime, bounded and paged", async () => {

@@ -17,17 +17,21 @@ interface Answer {
   ruleSets: { name: string; rules: number; formats: string[] }[];
 }
 
+/** Nothing here writes: both eras read one repository. */
+let repo: RunningRepository;
+beforeAll(async () => {
+  repo = await startTestRepository({ seed: "demo" });
+});
+afterAll(() => repo?.close());
+
 describe.each(ERAS)("format_registry (%s)", (era) => {
-  let repo: RunningRepository;
   let mcp: McpHarness;
 
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
     mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
   });
   afterAll(async () => {
     await mcp?.close();
-    await repo?.close();
   });
 
   it("looks a format up by PUID with its rule sets and the live migration profiles that name it", async () => {

@@ -25,17 +25,21 @@ interface Answer {
   };
 }
 
+/** Nothing here writes: both eras read one repository. */
+let repo: RunningRepository;
+beforeAll(async () => {
+  repo = await startTestRepository({ seed: "demo" });
+});
+afterAll(() => repo?.close());
+
 describe.each(ERAS)("migration_policy (%s)", (era) => {
-  let repo: RunningRepository;
   let mcp: McpHarness;
 
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
     mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
   });
   afterAll(async () => {
     await mcp?.close();
-    await repo?.close();
   });
 
   it("lists the live rules by priority with the titles of what they cover, and the drafts", async () => {

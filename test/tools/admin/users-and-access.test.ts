@@ -13,17 +13,21 @@ interface Answer {
   tags: { tag: string; permissions: string[] }[];
 }
 
+/** Nothing here writes: both eras read one repository. */
+let repo: RunningRepository;
+beforeAll(async () => {
+  repo = await startTestRepository({ seed: "demo" });
+});
+afterAll(() => repo?.close());
+
 describe.each(ERAS)("users_and_access (%s)", (era) => {
-  let repo: RunningRepository;
   let mcp: McpHarness;
 
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
     mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
   });
   afterAll(async () => {
     await mcp?.close();
-    await repo?.close();
   });
 
   it("answers who can see what: users with roles, temporary users, role holders, tag permissions", async () => {
