@@ -19,12 +19,14 @@ export async function expectHiddenFromCurator(
     const names = (await curator.client.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain(name);
     expect(names).toContain("search");
-    // Refused either as a protocol error (unknown tool) or as an error result; never run.
+    // Refused, never run: the answer says the tool is not offered to this person and which role it needs
+    // (src/not-offered.ts), rather than the protocol's bare "tool not found".
     const outcome = await curator.raw(name, args).then(
       (res) => (res.isError ? textOf(res) : "ran"),
       (err: Error) => err.message,
     );
-    expect(outcome).toMatch(new RegExp(`${name}.*not found|not available|unknown tool`, "i"));
+    expect(outcome).toMatch(new RegExp(`${name}.*is not offered to you: it needs the \\w+ role`, "i"));
+    expect(outcome).toMatch(/signed in as curator/);
   } finally {
     await curator.close();
   }
