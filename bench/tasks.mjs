@@ -115,7 +115,6 @@ const REQUESTS = [
       if (takes("edit_identifiers", "folder")) {
         await m.call("edit_identifiers", {
           folder,
-          kind: "asset",
           add: [{ type: "accession", value: "HM-1998-{nn}" }],
         });
         return folder;
@@ -217,12 +216,12 @@ const REQUESTS = [
       // The model learns the group's columns from the tools it has: a group listing if there is one, else
       // by trying the CSV's dry run with what the description says and reading the refusal.
       let column;
-      if (takes("manage_metadata_group", "action")) {
-        const g = await m.call("manage_metadata_group", { action: "list" });
+      if (tools.has("list_metadata_groups")) {
+        const g = await m.call("list_metadata_groups");
         const group = g.groups?.[0];
         const field = group?.fields?.find((f) => /accession|number|box/i.test(f.id)) ?? group?.fields?.[0];
         if (!group || !field) throw new Refused("no metadata group");
-        column = `${group.schemaUri};/ns:${group.schemaUri.split("/").at(-1)}/ns:${field.id}`;
+        column = field.column;
       } else {
         const probe = "http://www.preservica.com/metadata/group/accession;/ns:accession/ns:number";
         const csv = `"PRESERVICA_ENTITY_REF","${probe}"\n"${assets[0].ref}","FF-1"\n`;
@@ -246,7 +245,8 @@ const REQUESTS = [
       return assets[0].ref;
     },
     async check(ref) {
-      return JSON.stringify(await peek("read_metadata", { ref })).includes("FF-2004-1");
+      const doc = await peek("read_metadata", { ref, schema: "location_and_condition" });
+      return JSON.stringify(doc).includes("FF-2004-1");
     },
   },
   {
@@ -294,7 +294,7 @@ const REQUESTS = [
         name: "Grant records — 10 years",
         description: "Grant applications and awards",
         period: 10,
-        periodUnit: "YEARS",
+        unit: "YEARS",
       });
       return "Grant records — 10 years";
     },

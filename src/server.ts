@@ -256,7 +256,7 @@ const CONFIRMATION_ARG = z
   .string()
   .max(8192)
   .optional()
-  .describe("Only after the person agreed to a preview: the token that preview returned");
+  .describe("Only once the person agreed to a preview: its token");
 
 /**
  * The schemas as registered: strict inputs; a confirmed tool also takes `confirmation` and may answer a

@@ -5,8 +5,9 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { ancestors, loadEntity } from "../support/entities.js";
-import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
+import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { spoken } from "../support/kinds.js";
+import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
 import {
   ARRANGE,
@@ -25,7 +26,8 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const input = z.object({
-  ref: refParam("Asset or folder to move; find it with `search` or `browse`"),
+  ref: refParam("Asset or folder to move (`search`, `browse`)").optional(),
+  ...many.manyParams,
   destination: z
     .string()
     .trim()
@@ -39,10 +41,12 @@ const input = z.object({
 const place = z.object({ ref: z.string().optional(), path: z.string() });
 
 const output = z.object({
-  ...jobFields,
-  entity: entityOut,
-  from: place,
+  ...many.jobFieldsWhenOne,
+  entity: entityOut.optional(),
+  from: place.optional(),
   to: place,
+  /** Many targets: each one's outcome. */
+  results: z.array(many.resultShape).optional(),
   /** What moves with a folder. */
   contents: contentsOut.optional(),
 });
@@ -57,9 +61,49 @@ interface Move {
   children: number;
 }
 
+type Args = z.infer<typeof input>;
+
+interface ManyMove {
+  plan: many.ManyPlan<string>;
+  destination: Entity | null;
+  toPath: string;
+}
+
+/** Many targets into one destination: each is examined as a single move would be, refusals kept per target. */
+async function planMoves(args: Args, ctx: ToolContext): Promise<ManyMove> {
+  const destination =
+    args.destination === "top"
+      ? null
+      : await loadEntity(ctx, args.destination, {
+          expect: ["SO"],
+          wrongKind: () =>
+            "Things are moved into folders; give a destination folder ref (find one with `browse`).",
+        });
+  // A folder may not go into itself or anything below it.
+  const above = new Set(
+    destination ? [destination.ref, ...(await ancestors(ctx, destination)).crumbs.map((c) => c.ref)] : [],
+  );
+  const toPath = await folderPath(ctx, destination);
+  const plan = await many.planMany<string>(ctx, args, {
+    expect: ["IO", "SO"],
+    permission: "Move",
+    async examine(e) {
+      if ((e.parentRef ?? null) === (destination?.ref ?? null)) return { unchanged: "already there" };
+      if (!destination && e.type !== "SO") return { refused: "only folders may be at the top level" };
+      if (above.has(e.ref)) return { refused: "the destination is inside it" };
+      return {
+        change: e.ref,
+        line: `→ ${spokenPath(toPath)}`,
+        fingerprint: fingerprint(e.parentRef, e.title, e.securityTag),
+      };
+    },
+  });
+  return { plan, destination, toPath };
+}
+
 /** Loads both ends and refuses, changing nothing, what the service would refuse or what makes no sense. */
-async function examine(args: z.infer<typeof input>, ctx: ToolContext): Promise<Move> {
-  const entity = await loadEntity(ctx, args.ref, {
+async function examine(args: Args, ctx: ToolContext): Promise<Move> {
+  const entity = await loadEntity(ctx, args.ref as string, {
     expect: ["IO", "SO"],
     wrongKind: (e) =>
       `A content object stays with its asset; move the asset ${e.parentRef ?? ""} instead. Nothing was moved.`,
@@ -110,13 +154,21 @@ export default defineTool({
   name: "move_entity",
   title: "Move an asset or folder",
   description:
-    'Move an asset or a folder (with everything in it) into another folder, or a folder to the top level ("top"). Runs as a job; moving a folder with contents asks for confirmation first.',
+    'Move assets or folders (with all inside) into a folder, or folders to the top level ("top"): one `ref`, `refs`, or a `folder`\'s contents. Runs as a job; a folder with contents or many is confirmed first.',
   toolset: "structure",
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
   outputSchema: output,
   annotations: ARRANGE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
+    if (many.isMany(args)) {
+      const { plan, destination: d, toPath } = await planMoves(args, ctx);
+      return many.manyConfirmPlan(
+        plan,
+        `Move ${plan.changes.length} (${plan.from}) to ${spokenPath(toPath)}; folders take everything in them`,
+        d ? [{ ref: d.ref, title: d.title, fingerprint: fingerprint(d.parentRef, d.title, toPath) }] : [],
+      );
+    }
     const m = await examine(args, ctx);
     if (m.entity.type !== "SO" || m.children === 0) return undefined;
     const contents = await countContents(ctx, m.entity.ref);
@@ -153,6 +205,16 @@ export default defineTool({
     };
   },
   async handler(args, ctx: ToolContext) {
+    if (many.isMany(args)) {
+      const { plan, destination: d, toPath } = await planMoves(args, ctx);
+      const run = await many.runMany(ctx, "move_entity", plan, (e) =>
+        ctx.api.structure.move(e.ref, e.type as "SO" | "IO", d?.ref ?? TOP_LEVEL, ctx.signal),
+      );
+      return {
+        structured: { to: { ...(d ? { ref: d.ref } : {}), path: toPath }, results: run.results },
+        ...many.manyAnswer(`Moves to ${spokenPath(toPath)}`, plan, run),
+      };
+    }
     const m = await examine(args, ctx);
     const contents =
       m.entity.type === "SO" && m.children > 0 ? await countContents(ctx, m.entity.ref) : undefined;

@@ -4,8 +4,9 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
-import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
+import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { spoken } from "../support/kinds.js";
+import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
 import {
   type Contents,
@@ -19,20 +20,20 @@ import {
 } from "./params.js";
 
 const input = z.object({
-  ref: refParam("Asset or folder; find it with `search` or `browse`"),
+  ref: refParam("Asset or folder (`search`, `browse`)").optional(),
+  ...many.manyParams,
   tag: z.string().trim().min(1).max(200).describe("New security tag, e.g. open or closed"),
-  includeDescendants: z
-    .boolean()
-    .default(false)
-    .describe("Folders: also re-tag everything inside (asks for confirmation). Default false"),
+  includeDescendants: z.boolean().default(false).describe("Folders: also re-tag everything inside"),
 });
 
 const output = z.object({
-  ...jobFields,
-  entity: entityOut,
-  previousTag: z.string(),
+  ...many.jobFieldsWhenOne,
+  entity: entityOut.optional(),
+  previousTag: z.string().optional(),
   securityTag: z.string(),
-  includeDescendants: z.boolean(),
+  includeDescendants: z.boolean().optional(),
+  /** Many targets: each one's outcome. */
+  results: z.array(many.resultShape).optional(),
   /** What is re-tagged with a folder, when includeDescendants. */
   contents: contentsOut.optional(),
 });
@@ -44,8 +45,30 @@ interface Change {
   children: number;
 }
 
-async function examine(args: z.infer<typeof input>, ctx: ToolContext): Promise<Change> {
-  const entity = await loadEntity(ctx, args.ref, {
+type Args = z.infer<typeof input>;
+
+/** Many targets: each is re-tagged itself (what is inside a folder keeps its tags). */
+function planTags(args: Args, ctx: ToolContext): Promise<many.ManyPlan<string>> {
+  if (args.includeDescendants)
+    throw new UserInputError(
+      "includeDescendants re-tags one folder's whole subtree: give that folder as `ref`. Nothing was changed.",
+    );
+  return many.planMany<string>(ctx, args, {
+    expect: ["IO", "SO"],
+    permission: "Change Security Tag",
+    async examine(e) {
+      if (e.securityTag === args.tag) return { unchanged: `already ${args.tag}` };
+      return {
+        change: args.tag,
+        line: `${e.securityTag} → ${args.tag}`,
+        fingerprint: fingerprint(e.parentRef, e.title, e.securityTag),
+      };
+    },
+  });
+}
+
+async function examine(args: Args, ctx: ToolContext): Promise<Change> {
+  const entity = await loadEntity(ctx, args.ref as string, {
     expect: ["IO", "SO"],
     wrongKind: (e) =>
       `A content object carries its asset's tag; change the tag of the asset ${e.parentRef ?? ""} instead. Nothing was changed.`,
@@ -70,7 +93,7 @@ export default defineTool({
   name: "set_security_tag",
   title: "Change a security tag",
   description:
-    "Change the security tag of an asset (its files follow) or a folder; with includeDescendants, of everything in the folder too (asks for confirmation first). Runs as a job.",
+    "Change the security tag of an asset (its files follow) or folder (with includeDescendants, all inside too), or of many (`refs`, a `folder`'s contents). Wide changes are confirmed first. Runs as a job.",
   toolset: "structure",
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
@@ -78,6 +101,13 @@ export default defineTool({
   // Overwrites who may see and do what; with descendants, their various previous tags are not kept.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
+    if (many.isMany(args)) {
+      const p = await planTags(args, ctx);
+      return many.manyConfirmPlan(
+        p,
+        `Change the security tag of ${p.changes.length} (${p.from}) to ${args.tag}`,
+      );
+    }
     const c = await examine(args, ctx);
     if (!c.wide) return undefined;
     const contents = await countContents(ctx, c.entity.ref);
@@ -106,6 +136,16 @@ export default defineTool({
     };
   },
   async handler(args, ctx: ToolContext) {
+    if (many.isMany(args)) {
+      const p = await planTags(args, ctx);
+      const run = await many.runMany(ctx, "set_security_tag", p, (e) =>
+        ctx.api.structure.setSecurityTag(e.ref, e.type, args.tag, false, ctx.signal),
+      );
+      return {
+        structured: { securityTag: args.tag, results: run.results },
+        ...many.manyAnswer(`Security tag → ${args.tag}`, p, run),
+      };
+    }
     const c = await examine(args, ctx);
     const e = c.entity;
     const contents = c.wide ? await countContents(ctx, e.ref) : undefined;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
-import { addIdentifier } from "../../../repository/store/entities/write.js";
+import { addIdentifier, insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { startTestRepository } from "../../helpers/repository.js";
 import { asset, HOSTILE, type Preview, storeDigest } from "./support.js";
@@ -146,6 +146,44 @@ describe.each(ERAS)("edit_identifiers (%s)", (era) => {
       { type: "code", value: "1" },
       { type: "code", value: "3" },
     ]);
+  });
+
+  it("numbers several assets in one call with one preview and one confirmation ({nn} in the value)", async () => {
+    const box = insertEntity(repo.svc.db, {
+      type: "SO",
+      title: `Harbour memories ${era}`,
+      securityTag: "open",
+    });
+    const put = (title: string, type: "IO" | "SO" = "IO") =>
+      insertEntity(repo.svc.db, { type, title, securityTag: "open", parentRef: box.ref });
+    const tapes = ["Tape one", "Tape two", "Tape three"].map((t) => put(t));
+    put("Transcripts", "SO");
+    addIdentifier(repo.svc.db, tapes[1]?.ref ?? "", "accession", "HM-02");
+    const args = { refs: tapes.map((t) => t.ref), add: [{ type: "accession", value: "HM-{nn}" }] };
+    const before = storeDigest(repo);
+    const p = await curator.call<Preview>("edit_identifiers", args);
+    expect(storeDigest(repo)).toBe(before);
+    expect(p.confirmationRequired.summary).toBe("Change the identifiers of 2 (3 refs)");
+    expect(p.confirmationRequired.details).toEqual([
+      `  asset “Tape one” ${tapes[0]?.ref}: add accession “HM-01”`,
+      `  asset “Tape three” ${tapes[2]?.ref}: add accession “HM-03”`,
+      "Already so (1, left alone):",
+      `  asset “Tape two” ${tapes[1]?.ref}: has accession “HM-02”`,
+    ]);
+    const res = await curator.raw("edit_identifiers", {
+      ...args,
+      confirmation: p.confirmationRequired.token,
+    });
+    expect(res.isError, textOf(res)).toBeFalsy();
+    expect(textOf(res).split("\n")[0]).toBe("Identifiers (3 refs): 2 done, 1 already so.");
+    const found = await curator.call<{ hits?: { ref: string }[]; entities?: { ref: string }[] }>(
+      "find_by_identifier",
+      {
+        type: "accession",
+        value: "HM-03",
+      },
+    );
+    expect(JSON.stringify(found)).toContain(tapes[2]?.ref);
   });
 
   it("is not offered to a reader", async () => {

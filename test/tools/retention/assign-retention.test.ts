@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
+import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { startTestRepository } from "../../helpers/repository.js";
 import { assignedPolicies, createPolicy, newAsset, newFolder } from "./fixtures.js";
@@ -82,6 +83,36 @@ describe.each(ERAS)("assign_retention (%s)", (era) => {
     const wrong = await mcp.raw("assign_retention", { ref: folder.ref, policy: seven });
     expect(wrong.isError).toBe(true);
     expect(textOf(wrong)).toMatch(/Retention is assigned to assets only/);
+  });
+
+  it("assigns to a folder's assets with one preview and one confirmation; its folders are not selected, assets that have it are left alone", async () => {
+    const box = newFolder(repo, `Personnel files ${era}`);
+    const put = (title: string, type: "IO" | "SO" = "IO") =>
+      insertEntity(repo.svc.db, { type, title, securityTag: "open", parentRef: box.ref });
+    const files = ["File A. Brown", "File C. Dunn"].map((t) => put(t));
+    const had = put("File E. Finch");
+    await mcp.call("assign_retention", { ref: had.ref, policy: "Seven years" });
+    put("Leavers", "SO"); // a folder: not selected, a policy is for assets
+    const args = { folder: box.ref, policy: "Seven years" };
+    const p = await mcp.call<{ confirmationRequired: { summary: string; details: string[]; token: string } }>(
+      "assign_retention",
+      args,
+    );
+    expect(p.confirmationRequired.summary).toBe(
+      `Assign retention policy "Seven years" to 2 (folder “Personnel files ${era}”); while in force they cannot be deleted`,
+    );
+    expect(p.confirmationRequired.details).toEqual([
+      ...files.map((f) => `  asset “${f.title}” ${f.ref}: keeps 7 years from the asset's creation`),
+      "Already so (1, left alone):",
+      `  asset “File E. Finch” ${had.ref}: has it already`,
+    ]);
+    for (const f of files) expect(await assignedPolicies(repo, f.ref)).toEqual([]);
+    const res = await mcp.raw("assign_retention", { ...args, confirmation: p.confirmationRequired.token });
+    expect(res.isError, textOf(res)).toBeFalsy();
+    expect(textOf(res).split("\n")[0]).toBe(
+      `Retention policy "Seven years" (folder “Personnel files ${era}”): 2 done, 1 already so.`,
+    );
+    for (const f of [...files, had]) expect(await assignedPolicies(repo, f.ref)).toEqual([seven]);
   });
 
   it("is not listed for a reader, who still sees the read-only retention tools", async () => {

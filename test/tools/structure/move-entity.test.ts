@@ -177,6 +177,44 @@ describe.each(ERAS)("move_entity (%s)", (era) => {
     }
   });
 
+  it("moves a folder's items into another folder with one preview and one confirmation; refusals in the preview", async () => {
+    const from = folder(repo, `Journals ${era}`);
+    const to = folder(repo, `To be catalogued ${era}`);
+    const journals = ["Journal 1852", "Journal 1853"].map((t) => asset(repo, t, from));
+    const inside = folder(repo, "Loose notes", from);
+    const args = { folder: from.ref, destination: to.ref };
+    const before = storeDigest(repo);
+    const p = await mcp.call<Preview>("move_entity", args);
+    expect(storeDigest(repo)).toBe(before);
+    expect(p.confirmationRequired.summary).toBe(
+      `Move 3 (folder “Journals ${era}”) to “/To be catalogued ${era}”; folders take everything in them`,
+    );
+    expect(p.confirmationRequired.targets.map((t) => t.ref)).toEqual([
+      ...journals.map((j) => j.ref),
+      inside.ref,
+      to.ref,
+    ]);
+
+    const res = await mcp.raw("move_entity", { ...args, confirmation: p.confirmationRequired.token });
+    expect(res.isError, textOf(res)).toBeFalsy();
+    expect(textOf(res).split("\n")[0]).toBe(
+      `Moves to “/To be catalogued ${era}” (folder “Journals ${era}”): 3 done.`,
+    );
+    for (const e of [...journals, inside]) expect(row(repo, e.ref).parent_ref).toBe(to.ref);
+
+    // Into a folder inside one of them, or assets to the top level: refused per target, before anything moves.
+    const top = await mcp.raw("move_entity", { refs: [journals[0]?.ref, inside.ref], destination: "top" });
+    expect(top.isError, textOf(top)).toBeFalsy();
+    const text = textOf(top);
+    expect(text).toContain(`asset “Journal 1852” ${journals[0]?.ref}: only folders may be at the top level`);
+    expect(
+      (
+        top.structuredContent as { confirmationRequired: { targets: { ref: string }[] } }
+      ).confirmationRequired.targets.map((t) => t.ref),
+    ).toEqual([inside.ref]);
+    expect(row(repo, inside.ref).parent_ref).toBe(to.ref);
+  });
+
   it("is not listed for a reader", async () => {
     const reader = await startMcp({ user: "reader", flags: FLAGS, era, repo });
     try {

@@ -119,6 +119,76 @@ describe.each(ERAS)("set_security_tag (%s)", (era) => {
     expect(storeDigest(repo)).toBe(before);
   });
 
+  it("re-tags a folder's items (not the folder) with one preview and one confirmation, answering each", async () => {
+    const f = folder(repo, `Street scenes ${era}`);
+    const items = ["Market day", "High Street", "Quay"].map((t) => asset(repo, t, f));
+    const already = asset(repo, "Old quay", f, "staff");
+    const args = { folder: f.ref, tag: "staff" };
+    const before = storeDigest(repo);
+    const p = await mcp.call<Preview>("set_security_tag", args);
+    expect(storeDigest(repo)).toBe(before);
+    expect(p.confirmationRequired.summary).toBe(
+      `Change the security tag of 3 (folder “Street scenes ${era}”) to staff`,
+    );
+    expect(p.confirmationRequired.details).toEqual([
+      ...items.map((i) => `  asset “${i.title}” ${i.ref}: open → staff`),
+      "Already so (1, left alone):",
+      `  asset “Old quay” ${already.ref}: already staff`,
+    ]);
+    expect(p.confirmationRequired.targets.map((t) => t.ref)).toEqual(items.map((i) => i.ref));
+
+    const res = await mcp.raw("set_security_tag", { ...args, confirmation: p.confirmationRequired.token });
+    expect(res.isError, textOf(res)).toBeFalsy();
+    // The jobs finish in milliseconds: the answer says done, no job_status needed.
+    expect(textOf(res).split("\n").slice(0, 2)).toEqual([
+      `Security tag → staff (folder “Street scenes ${era}”): 3 done, 1 already so.`,
+      "Done (3):",
+    ]);
+    const results = (res.structuredContent as { results: { ref: string; outcome: string }[] }).results;
+    expect(results.map((r) => r.outcome)).toEqual(["done", "done", "done", "unchanged"]);
+    for (const i of items) expect(row(repo, i.ref).security_tag).toBe("staff");
+    expect(row(repo, f.ref).security_tag).toBe("open");
+  });
+
+  it("refuses in the preview what the caller may not change, and a ref that is no asset or folder", async () => {
+    const f = folder(repo, `Mixed ${era}`);
+    const a = asset(repo, "Open letter", f);
+    const p = await curator.raw("set_security_tag", {
+      refs: [a.ref, "00000000-0000-4000-8000-000000000000"],
+      tag: "closed",
+    });
+    // A curator may change no tag here: every target is refused, nothing is asked, nothing changes.
+    expect(p.isError, textOf(p)).toBeFalsy();
+    expect(textOf(p)).toContain("0 done, 2 refused.");
+    expect(textOf(p)).toContain(`asset “Open letter” ${a.ref}: you may not change security tag on tag open`);
+    expect(textOf(p)).toContain("00000000-0000-4000-8000-000000000000: Nothing with ref");
+    expect(row(repo, a.ref).security_tag).toBe("open");
+  });
+
+  it("does at most 50 a call, says how many were left out, and the same call again does the rest", async () => {
+    const f = folder(repo, `Big box ${era}`);
+    const many = Array.from({ length: 53 }, (_, i) => asset(repo, `Item ${i + 1}`, f));
+    const args = { folder: f.ref, tag: "closed" };
+    for (const round of [50, 3]) {
+      const p = await mcp.call<Preview>("set_security_tag", args);
+      expect(p.confirmationRequired.targets).toHaveLength(round);
+      const left = p.confirmationRequired.details.at(-1);
+      if (round === 50)
+        expect(left).toBe(
+          "3 more selected and left out (at most 50 changes a call): once this is done, call again with the same selection for the rest.",
+        );
+      const res = await mcp.raw("set_security_tag", { ...args, confirmation: p.confirmationRequired.token });
+      expect(res.isError, textOf(res)).toBeFalsy();
+    }
+    expect(many.every((m) => row(repo, m.ref).security_tag === "closed")).toBe(true);
+  });
+
+  it("needs exactly one of ref, refs or folder", async () => {
+    const res = await mcp.raw("set_security_tag", { tag: "open" });
+    expect(res.isError).toBe(true);
+    expect(textOf(res)).toBe("Give exactly one of `ref`, `refs` or `folder`. Nothing was changed.");
+  });
+
   it("is not listed for a reader", async () => {
     const reader = await startMcp({ user: "reader", flags: FLAGS, era, repo });
     try {
