@@ -20,6 +20,8 @@ interface TourState {
   /** Refs picked up from earlier answers, for the next calls. */
   assetRef?: string;
   folderRef?: string;
+  /** The confirmation token of the last preview, for the step that confirms it. */
+  token?: string;
 }
 
 interface Step {
@@ -36,6 +38,23 @@ type Item = { ref?: string; type?: string; title?: string };
 
 function firstOf(list: unknown, type: string): string | undefined {
   return Array.isArray(list) ? (list as Item[]).find((i) => i.type === type)?.ref : undefined;
+}
+
+/** The tour's one change, and its undoing: a Dublin Core field the demo collection leaves empty. */
+const COVERAGE = { coverage: "The Borough's harbour" };
+const NO_COVERAGE = { coverage: null };
+
+/** Keeps the preview's token (a client that cannot ask the person gets one to pass back). */
+function keepToken(r: Record<string, unknown>, s: TourState): void {
+  const token = (r.confirmationRequired as { token?: unknown } | undefined)?.token;
+  s.token = typeof token === "string" ? token : undefined;
+}
+
+function confirmed(s: TourState, fields: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (!s.assetRef || !s.token) return undefined;
+  const args = { ref: s.assetRef, fields, confirmation: s.token };
+  s.token = undefined;
+  return args;
 }
 
 const SCRIPT: Step[] = [
@@ -79,6 +98,30 @@ const SCRIPT: Step[] = [
   {
     say: "The same asset as an MCP resource (clients can attach it to a conversation).",
     resource: (s) => (s.assetRef ? assetUri(s.assetRef) : undefined),
+  },
+  {
+    say: "Curation: record the place the asset covers (Dublin Core `coverage`). First the preview: nothing changes yet.",
+    tool: {
+      name: "update_metadata",
+      args: (s) => (s.assetRef ? { ref: s.assetRef, fields: COVERAGE } : undefined),
+    },
+    keep: keepToken,
+  },
+  {
+    say: "The person read the preview and agreed: the same call with its confirmation token makes the change.",
+    tool: { name: "update_metadata", args: (s) => confirmed(s, COVERAGE) },
+  },
+  {
+    say: "And back as it was, the same way (a preview, then its confirmation), so the demo collection is unchanged.",
+    tool: {
+      name: "update_metadata",
+      args: (s) => (s.assetRef ? { ref: s.assetRef, fields: NO_COVERAGE } : undefined),
+    },
+    keep: keepToken,
+  },
+  {
+    say: "Confirmed.",
+    tool: { name: "update_metadata", args: (s) => confirmed(s, NO_COVERAGE) },
   },
 ];
 
@@ -156,7 +199,9 @@ export async function runTour(argv: string[], env: NodeJS.ProcessEnv = process.e
         if (!tools.has(step.tool.name) || !args) continue;
         write();
         write(`${++n}. ${step.say}`);
-        write(`  → ${step.tool.name} ${JSON.stringify(args)}`);
+        // The token is long and says nothing to a reader: it is shown in the preview's answer above.
+        const shown = JSON.stringify(args, (k, v) => (k === "confirmation" ? "<the preview's token>" : v));
+        write(`  → ${step.tool.name} ${shown}`);
         const res = await client.callTool({ name: step.tool.name, arguments: args });
         if (res.isError) {
           failures++;

@@ -149,6 +149,8 @@ describe("the bundled CLI", () => {
           .replace(/127\.0\.0\.1:\d+/g, "HOST")
           .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "TIME")
           .replace(/\d+ ms/g, "N ms")
+          // Confirmation tokens are sealed with a random nonce each run.
+          .replace(/pc1\.[\w-]+/g, "TOKEN")
           // The closing hint names the command that runs *this* copy where it stands (a temporary folder for the
           // bundle here, the checkout for the plain build): test/e2e/self-command.test.ts checks those.
           .replace(

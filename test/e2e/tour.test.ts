@@ -30,7 +30,20 @@ describe("preservation-mcp tour", () => {
       "read_metadata",
       "list_events",
       "read resource",
+      "update_metadata",
+      "update_metadata",
+      "update_metadata",
+      "update_metadata",
     ]);
+    // One curation step as a person meets it: a preview that changes nothing, then its confirmation; then the
+    // same back, so the demo collection is as it was.
+    const curation = out.slice(out.indexOf("Curation:"));
+    expect(curation).toMatch(
+      /Needs the person's confirmation\.[^]*coverage: \(none\) → "The Borough's harbour"/,
+    );
+    expect(curation).toMatch(/Updated oai_dc metadata[^]*coverage: \(none\) → "The Borough's harbour"/);
+    expect(curation).toMatch(/Updated oai_dc metadata[^]*coverage: "The Borough's harbour" → \(none\)/);
+    expect(curation).toContain(`"confirmation":"<the preview's token>"`);
     expect(out).not.toContain("✗");
     expect(out).toMatch(/That is the tour\./);
     // The server's own log stays out of the narration (and at warn level, off stderr too).
