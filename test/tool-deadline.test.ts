@@ -109,9 +109,15 @@ describe("tools that transfer whole files", () => {
     const exempt = ALL_TOOLS.filter((t) => t.transfersFiles).map((t) => t.name);
     expect(exempt).toContain("download_file");
     for (const name of exempt) {
-      expect(["download_file", "ingest", "job_status", "replace_content", "add_representation"]).toContain(
-        name,
-      );
+      // export saves a package that is ready at once (src/tools/support/job-wait.ts), as job_status does.
+      expect([
+        "download_file",
+        "ingest",
+        "job_status",
+        "export",
+        "replace_content",
+        "add_representation",
+      ]).toContain(name);
     }
     const client = new AbortController();
     const d = startDeadline(null, client.signal);
