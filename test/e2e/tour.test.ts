@@ -39,10 +39,10 @@ describe("preservation-mcp tour", () => {
     // same back, so the demo collection is as it was.
     const curation = out.slice(out.indexOf("Curation:"));
     expect(curation).toMatch(
-      /Needs the person's confirmation\.[^]*coverage: \(none\) → "The Borough's harbour"/,
+      /Needs the person's confirmation\.[\s\S]*coverage: \(none\) → "The Borough's harbour"/,
     );
-    expect(curation).toMatch(/Updated oai_dc metadata[^]*coverage: \(none\) → "The Borough's harbour"/);
-    expect(curation).toMatch(/Updated oai_dc metadata[^]*coverage: "The Borough's harbour" → \(none\)/);
+    expect(curation).toMatch(/Updated oai_dc metadata[\s\S]*coverage: \(none\) → "The Borough's harbour"/);
+    expect(curation).toMatch(/Updated oai_dc metadata[\s\S]*coverage: "The Borough's harbour" → \(none\)/);
     expect(curation).toContain(`"confirmation":"<the preview's token>"`);
     expect(out).not.toContain("✗");
     expect(out).toMatch(/That is the tour\./);
