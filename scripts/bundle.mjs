@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stageLibsqlBinaries } from "./libsql-binaries.mjs";
-import { loadRegistry, manifestDrift, readJson } from "./manifest.mjs";
+import { loadPrompts, loadRegistry, manifestDrift, readJson } from "./manifest.mjs";
 import { fileBinaryTarget } from "./native-binary.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -91,7 +91,7 @@ async function main(args) {
   const out = resolve(outArg >= 0 ? args[outArg + 1] : join(ROOT, `${pkg.name}-${pkg.version}.mcpb`));
   if (!existsSync(join(ROOT, "dist", "src", "cli.js"))) throw new Error("no dist/ build: run npm run build");
 
-  const drift = manifestDrift(manifest, pkg, await loadRegistry());
+  const drift = manifestDrift(manifest, pkg, await loadRegistry(), await loadPrompts());
   if (drift.length > 0) {
     throw new Error(
       `manifest.json has drifted from the code (run npm run manifest):\n  ${drift.join("\n  ")}`,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRepository } from "../repository/server.js";
+import { openSqlite } from "../repository/store/sqlite/open.js";
 import { TEMPLATE_SEEDS, TEMPLATES_ENV } from "./helpers/templates.js";
 
 /**
@@ -13,8 +14,16 @@ import { TEMPLATE_SEEDS, TEMPLATES_ENV } from "./helpers/templates.js";
 export default async function setup(): Promise<() => void> {
   const root = mkdtempSync(join(tmpdir(), "pmcp-templates-"));
   for (const seed of TEMPLATE_SEEDS) {
-    const repo = await startRepository({ host: "127.0.0.1", port: 0, seed, dataDir: join(root, seed) });
+    const dataDir = join(root, seed);
+    const repo = await startRepository({ host: "127.0.0.1", port: 0, seed, dataDir });
     await repo.close();
+    // Everything in the main file: the write-ahead log folded in and emptied, so copies may leave out the
+    // -wal and -shm files, which a connection closing late elsewhere once removed in the middle of a copy.
+    const db = openSqlite(join(dataDir, "repository.sqlite"));
+    db.pragma("busy_timeout = 20000");
+    const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+    db.close();
+    if (result?.busy !== 0) throw new Error(`the ${seed} template's write-ahead log could not be folded in`);
   }
   process.env[TEMPLATES_ENV] = root;
   return () => rmSync(root, { recursive: true, force: true });

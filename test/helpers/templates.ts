@@ -17,6 +17,7 @@ export function copyOfTemplate(seed: TemplateSeed): { dir: string; remove(): voi
   const template = root ? join(root, seed) : undefined;
   if (!template || !existsSync(template)) return undefined;
   const dir = mkdtempSync(join(tmpdir(), `pmcp-${seed}-`));
-  cpSync(template, dir, { recursive: true });
+  // The template is one database file (test/global-setup.ts); a stray -wal or -shm would not belong to it.
+  cpSync(template, dir, { recursive: true, filter: (src) => !/\.sqlite-(wal|shm)$/.test(src) });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
