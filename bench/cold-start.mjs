@@ -11,7 +11,7 @@
 //   <label>         any other build given with --variant label=path/to/cli.js (e.g. a copy of dist/ made
 //                   before a change: `cp -r dist /tmp/before` with a node_modules link beside it);
 //   bundled         with --bundle: dist/ bundled by scripts/bundle-cli.mjs into a temporary folder (nothing in the
-//                   checkout changes), started with V8's code cache (src/code-cache.ts) warm;
+//                   checkout changes), started with V8's code cache (src/cli/code-cache.ts) warm;
 //   bundled-nocache the same bundle with the code cache off (NODE_DISABLE_COMPILE_CACHE=1).
 // Each figure: median of --runs starts (default 11) of the time to the first tool result, the time until the
 // server answered `initialize`, and the CPU time (user + system) the server used until its answer, which is

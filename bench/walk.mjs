@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { EntityApi } from "../dist/src/api/entity.js";
 import { walkTree } from "../dist/src/api/walk.js";
-import { Session } from "../dist/src/session.js";
+import { Session } from "../dist/src/session/session.js";
 
 const { values } = parseArgs({
   options: {

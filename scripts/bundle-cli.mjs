@@ -3,13 +3,13 @@
  * Bundles the built CLI (dist/src/fast-start.js -> cli.js, from `npm run build`) into a few CommonJS files in
  * dist/bundle/, entry dist/bundle/preservation-mcp.cjs, for a faster start: Node 20 loads an ES module graph file
  * by file (open, stat, resolve, compile, link ~600 modules), and that, not our code, is most of a cold start; the
- * bundle's files then compile from V8's code cache (src/code-cache.ts). Measured with bench/cold-start.mjs
+ * bundle's files then compile from V8's code cache (src/cli/code-cache.ts). Measured with bench/cold-start.mjs
  * --bundle on a loaded 2-core machine: the server's CPU until its first tool result drops from ~930 ms to ~300 ms
  * (~430 ms with the bundle alone), its wall time from ~930 ms to ~335 ms.
  *
  *   node scripts/bundle-cli.mjs [--out DIR]    default: dist/bundle
  *
- * The dynamic imports stay separate chunks, so what cli.ts and main.ts load lazily still loads lazily (the
+ * The dynamic imports stay separate chunks, so what cli.ts and cli/main.ts load lazily still loads lazily (the
  * repository command, the tour's MCP client, the embedded service, the demo seeders). Packages found at run time
  * by require.resolve stay outside and load from node_modules as before: libsql (a native binary per platform) and
  * unpdf (loaded by path into a worker thread). The output sits two levels under the package (like
@@ -46,7 +46,7 @@ export async function bundleCli({
     // Readable output with the names of functions and classes as they are: stack traces in the log still say
     // where a bug is.
     // CommonJS, because Node 20 can hand V8 a code cache only for what its CommonJS loader compiles
-    // (src/code-cache.ts); strict, as the ES modules it is made of are.
+    // (src/cli/code-cache.ts); strict, as the ES modules it is made of are.
     output: {
       dir: outDir,
       format: "cjs",

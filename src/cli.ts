@@ -94,9 +94,9 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       }
       // Loaded only here: the tour's MCP client costs every other start ~30 ms of module loading.
-      return (await import("./tour.js")).runTour(rest);
+      return (await import("./cli/tour.js")).runTour(rest);
     case "setup":
-      return (await import("./setup.js")).runSetup(rest);
+      return (await import("./cli/setup.js")).runSetup(rest);
     case "-v":
     case "--version":
     case "version":
@@ -113,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"; see preservation-mcp --help`);
       }
       // Loaded only here: the repository command alone should not pay for the MCP SDK at start-up.
-      await (await import("./main.js")).runMcpServer(argv);
+      await (await import("./cli/main.js")).runMcpServer(argv);
       return 0;
   }
 }

@@ -8,10 +8,10 @@
 
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { enableCodeCache } from "./code-cache.js";
+import { enableCodeCache } from "./cli/code-cache.js";
 
 /** What the cache did in this start (the bundle's tests read it). */
-export { codeCacheStats } from "./code-cache.js";
+export { codeCacheStats } from "./cli/code-cache.js";
 
 enableCodeCache(dirname(fileURLToPath(import.meta.url)));
 void import("./cli.js");

@@ -11,7 +11,11 @@ import { describe, expect, it } from "vitest";
  *   default);
  * - tools and resources talk to the service through the typed client, never through its HTTP or XML
  *   plumbing;
- * - the service client knows nothing of MCP.
+ * - the service client knows nothing of MCP;
+ * - the MCP server's layers, from the top: the entries (cli.ts, fast-start.ts), start-up (cli/), the HTTP transport
+ *   (http/), the server with its tool-call boundary (server/), tools and resources, the signed-in session
+ *   (session/), the service client (api/). A layer imports only those below it, so start-up and the transport
+ *   can change without touching a tool.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -68,6 +72,35 @@ describe("import boundaries", () => {
       (f) => f.startsWith("src/tools/") || f.startsWith("src/resources/") || f.startsWith("src/live/"),
     );
     expect(violations(callers, (t) => t === "src/api/http.ts" || t === "src/api/xml.ts")).toEqual([]);
+  });
+
+  it("lets only the entries (cli.ts, fast-start.ts) import start-up (src/cli/)", () => {
+    const entries = new Set(["src/cli.ts", "src/fast-start.ts"]);
+    expect(
+      violations(server, (t, f) => t.startsWith("src/cli/") && !f.startsWith("src/cli/") && !entries.has(f)),
+    ).toEqual([]);
+  });
+
+  it("lets only start-up choose the HTTP transport (src/http/)", () => {
+    expect(
+      violations(
+        server,
+        (t, f) => t.startsWith("src/http/") && !f.startsWith("src/http/") && !f.startsWith("src/cli/"),
+      ),
+    ).toEqual([]);
+  });
+
+  it("lets tools, resources and prompts reach the server only for its error wording", () => {
+    const callers = server.filter((f) => /^src\/(tools|resources|prompts|live)\//.test(f));
+    expect(violations(callers, (t) => t.startsWith("src/server/") && t !== "src/server/errors.ts")).toEqual(
+      [],
+    );
+  });
+
+  it("keeps the session below the server: no tools, server, transport or start-up in src/session/", () => {
+    const session = server.filter((f) => f.startsWith("src/session/"));
+    expect(session.length).toBeGreaterThan(0);
+    expect(violations(session, (t) => /^src\/(tools|server|http|cli|identity)\//.test(t))).toEqual([]);
   });
 
   it("keeps the service client free of MCP", () => {

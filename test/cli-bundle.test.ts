@@ -28,7 +28,7 @@ const PLAIN_CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
  * The bundled CLI (scripts/bundle-cli.mjs, for a faster cold start) must be the same program as dist/src/cli.js:
  * built here into a package-shaped folder (package.json, node_modules beside dist/), then driven as a real
  * process by a real MCP client against the embedded default, side by side with the unbundled build. Its code
- * cache (src/code-cache.ts) goes to a temporary XDG_CACHE_HOME.
+ * cache (src/cli/code-cache.ts) goes to a temporary XDG_CACHE_HOME.
  */
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 let pkgDir: string;
@@ -199,7 +199,7 @@ describe("the bundle's code cache", () => {
   /** Runs `--version` with the bundle's files counted: how many V8 compiled and how many came from the cache. */
   async function versionRun(env: Record<string, string>) {
     const probe = join(pkgDir, "probe.mjs");
-    // The counts come from the bundle's own copy of src/code-cache.ts, printed on stderr at exit (after the
+    // The counts come from the bundle's own copy of src/cli/code-cache.ts, printed on stderr at exit (after the
     // cache's own exit handler, registered first).
     writeFileSync(
       probe,
@@ -209,7 +209,7 @@ process.once("exit", () => process.stderr.write(JSON.stringify(codeCacheStats())
     return run(probe, ["--version"], env);
   }
 
-  // Where Node has its own compile cache (22 and later), src/code-cache.ts hands the folder to it instead and
+  // Where Node has its own compile cache (22 and later), src/cli/code-cache.ts hands the folder to it instead and
   // counts nothing; this project runs on Node 20.
   const nodeHasOwnCache =
     typeof (Module as { enableCompileCache?: unknown }).enableCompileCache === "function";

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { codeCacheDir } from "../src/code-cache.js";
+import { codeCacheDir } from "../src/cli/code-cache.js";
 
 // What the cache does to a start is tested on the real bundle (test/cli-bundle.test.ts); here, where it goes.
 describe("codeCacheDir", () => {

@@ -29,7 +29,7 @@ const BAD: Record<string, string | undefined> = {
   PRESERVATION_PASSWORD: undefined,
   PRESERVATION_TENANT: undefined,
   PRESERVATION_READ_ONLY: "perhaps",
-  PRESERVATION_TOOLSETS: undefined, // names are checked against the registry at start-up (main.ts)
+  PRESERVATION_TOOLSETS: undefined, // names are checked against the registry at start-up (cli/main.ts)
   PRESERVATION_LOG_LEVEL: "loud",
   PRESERVATION_DATA_DIR: undefined,
   PRESERVATION_DOWNLOAD_DIR: "relative/folder",

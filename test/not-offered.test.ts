@@ -4,7 +4,7 @@ import { ERAS, type McpHarness, startMcp, textOf } from "./helpers/mcp.js";
 import { startTestRepository } from "./helpers/repository.js";
 
 /**
- * A restricted session is told why (src/not-offered.ts, src/tools/support/access.ts): calling a tool it is
+ * A restricted session is told why (src/server/not-offered.ts, src/tools/support/access.ts): calling a tool it is
  * not offered answers with the reason and what to do, not the SDK's "Tool update_entity not found"; its
  * instructions describe only the flows it can use. Both protocol eras.
  */

@@ -4,8 +4,8 @@ import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError, loadConfig, parseRate } from "../src/config.js";
-import { createLogger } from "../src/log.js";
-import { RateLimiter } from "../src/rate-limit.js";
+import { topLevelId } from "../src/http/body.js";
+import { RateLimiter } from "../src/http/rate-limit.js";
 import {
   type HttpOptions,
   type HttpServing,
@@ -13,8 +13,8 @@ import {
   type Readiness,
   serveOverHttp,
   TOO_LARGE_CODE,
-} from "../src/serve.js";
-import { topLevelId } from "../src/serve-body.js";
+} from "../src/http/serve.js";
+import { createLogger } from "../src/log.js";
 
 /**
  * What a team server needs around /mcp, in process over real loopback HTTP: health and readiness probes,

@@ -3,8 +3,8 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpServer } from "@modelcontextprotocol/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { FORBIDDEN_CODE, type HttpServing, serveOverHttp } from "../src/http/serve.js";
 import { createLogger } from "../src/log.js";
-import { FORBIDDEN_CODE, type HttpServing, serveOverHttp } from "../src/serve.js";
 import { INITIALIZE, rawPost } from "./helpers/raw-post.js";
 
 /**

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../repository/server.js";
 import { revokeToken } from "../repository/store/tokens.js";
 import { createLogger } from "../src/log.js";
-import { displayUrl, Session, type SessionOptions, SignInFailed } from "../src/session.js";
+import { displayUrl, Session, type SessionOptions, SignInFailed } from "../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "./helpers/repository.js";
 
 /**

@@ -15,7 +15,7 @@ import {
   Session,
   type SessionOptions,
   SignInFailed,
-} from "../src/session.js";
+} from "../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "./helpers/repository.js";
 
 /** Everything the session logged, as text, so tests can search it for secrets. */

@@ -9,8 +9,8 @@ import { totp } from "../repository/totp.js";
 import { loadConfig } from "../src/config.js";
 import { audienceFrom } from "../src/guards/visibility.js";
 import { createLogger } from "../src/log.js";
-import { buildServer, type ServerDeps } from "../src/server.js";
-import { ChallengeRequired, Session } from "../src/session.js";
+import { buildServer, type ServerDeps } from "../src/server/server.js";
+import { ChallengeRequired, Session } from "../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "./helpers/repository.js";
 
 /** The newest challenge code the service "mailed" to a user (its outbox in the data directory). */

@@ -4,9 +4,9 @@ import type { RunningRepository } from "../repository/server.js";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { audienceFrom } from "../src/guards/visibility.js";
 import { createLogger } from "../src/log.js";
-import { buildServer } from "../src/server.js";
-import { Session } from "../src/session.js";
-import { startDeadline } from "../src/tool-deadline.js";
+import { startDeadline } from "../src/server/deadline.js";
+import { buildServer } from "../src/server/server.js";
+import { Session } from "../src/session/session.js";
 import { type McpHarness, startMcp, textOf } from "./helpers/mcp.js";
 import { DEMO_USERS, startTestRepository } from "./helpers/repository.js";
 

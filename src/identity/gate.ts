@@ -8,7 +8,7 @@ import {
   type ServerContext,
   UrlElicitationRequiredError,
 } from "@modelcontextprotocol/server";
-import { type Session, SignInRequired } from "../session.js";
+import { type Session, SignInRequired } from "../session/session.js";
 import { LINK_TTL_MS, type SignInLinks } from "./links.js";
 import type { PersonSessions } from "./people.js";
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ChallengeKind } from "../session.js";
+import type { ChallengeKind } from "../session/session.js";
 import { Sealer } from "./seal.js";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { TokenGrant } from "../api/auth.js";
-import { type PersonGrantStore, type SavedGrant, Session } from "../session.js";
+import { type PersonGrantStore, type SavedGrant, Session } from "../session/session.js";
 import { type SharedState, StateUnavailableError } from "../state/types.js";
 import { Sealer } from "./seal.js";
 

@@ -2,7 +2,7 @@ import type { AuthInfo } from "@modelcontextprotocol/server";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
-import { displayUrl, Session } from "../session.js";
+import { displayUrl, Session } from "../session/session.js";
 import type { SharedState } from "../state/types.js";
 import { PersonMode } from "./gate.js";
 import { SignInLinks } from "./links.js";

@@ -15,7 +15,7 @@ import { register, unregister } from "./registration.js";
  * process: it never leaves this server except inside the subscription request to the service), the webhook
  * subscriptions made at start and removed at shutdown, what clients watch (`interest`), and the event bus
  * both eras' subscriptions listen on: 2026-07-28 `subscriptions/listen` streams (the SDK's listen router) and
- * 2025 sessions that called `resources/subscribe` (serve.ts's legacy sessions).
+ * 2025 sessions that called `resources/subscribe` (http/serve.ts's legacy sessions).
  */
 
 export type LiveState =

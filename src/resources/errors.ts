@@ -2,7 +2,7 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from "@modelc
 import type { Logger } from "pino";
 import { looksLikeRef } from "../api/entity.js";
 import { isNotFound, isServiceError } from "../api/errors.js";
-import { toUserMessage } from "../tool-errors.js";
+import { toUserMessage } from "../server/errors.js";
 
 /**
  * How a resource read fails, in the protocol's terms (resource handlers answer with JSON-RPC errors, not

@@ -5,7 +5,7 @@ import type { ServiceClient } from "../api/index.js";
 import type { Config } from "../config.js";
 import type { AuditLog } from "../guards/audit.js";
 import type { Audience } from "../guards/visibility.js";
-import type { Session } from "../session.js";
+import type { Session } from "../session/session.js";
 import type { AnyTool, ConfirmPlan } from "./define.js";
 
 /** What every tool handler gets: the typed service APIs, the session, and the request's signal/progress. */

@@ -3,7 +3,7 @@ import type { z } from "zod";
 /**
  * One definition per tool: everything a model sees (name, title, description, schemas, annotations) and
  * everything the server needs (toolset, required roles, handler). The registry in ./index.ts is the only
- * list; server.ts, read-only and role filtering, the README table and the snapshots derive from it.
+ * list; server/server.ts, read-only and role filtering, the README table and the snapshots derive from it.
  */
 
 import type { Toolset } from "./toolsets.js";

@@ -4,7 +4,7 @@ import { insertEntity } from "../../repository/store/entities/write.js";
 import { ActionsApi, kindPath, looksLikeToken, readProgress } from "../../src/api/actions.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { parseXml } from "../../src/api/xml.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { authed, DEMO_USERS, login, startTestRepository } from "../helpers/repository.js";
 
 describe("Actions API client", () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { AdminApi } from "../../src/api/admin.js";
 import { ServiceError } from "../../src/api/errors.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 import { IDP_CERT_SHA256, IDP_METADATA } from "../repository/system/idp-fixture.js";
 

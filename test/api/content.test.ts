@@ -5,7 +5,7 @@ import type { RunningRepository } from "../../repository/server.js";
 import { buildQ, ContentApi, parseObjectId } from "../../src/api/content.js";
 import { EntityApi } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 describe("Content API client against the demo collection", () => {

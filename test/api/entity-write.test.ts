@@ -6,7 +6,7 @@ import { EntityApi } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { applyFields, DUBLIN_CORE, OAI_DC_SCHEMA } from "../../src/api/metadata-build.js";
 import { metadataFields } from "../../src/api/metadata-fields.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 const HOSTILE = `Minutes & <Agenda> "1851" ]]> </Title>`;

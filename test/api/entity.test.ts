@@ -7,7 +7,7 @@ import { EntityApi, readBitstream } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { collect, paginate } from "../../src/api/walk.js";
 import { parseXml } from "../../src/api/xml.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 async function readAll(stream: Readable): Promise<Buffer> {

@@ -5,7 +5,7 @@ import type { RunningRepository } from "../../repository/server.js";
 import { ActionsApi } from "../../src/api/actions.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { digestsFromHeaders, ExportApi } from "../../src/api/export.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { authed, DEMO_USERS, login, startTestRepository } from "../helpers/repository.js";
 
 describe("Export API client", () => {

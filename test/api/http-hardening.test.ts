@@ -13,8 +13,8 @@ import {
 } from "../../src/api/errors.js";
 import { HttpClient, MAX_PARSED_BODY, resolveServiceTarget } from "../../src/api/http.js";
 import { paginate } from "../../src/api/walk.js";
-import { Session } from "../../src/session.js";
-import { toUserMessage } from "../../src/tool-errors.js";
+import { toUserMessage } from "../../src/server/errors.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 /**

@@ -6,7 +6,7 @@ import { EntityApi } from "../../src/api/entity.js";
 import { ForeignUrlError, redactPath, ServiceError, serviceMessageFrom } from "../../src/api/errors.js";
 import { HttpClient, parseRetryAfter } from "../../src/api/http.js";
 import { paginate } from "../../src/api/walk.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 describe("transport against the repository service", () => {

@@ -7,7 +7,7 @@ import { ActionsApi } from "../../src/api/actions.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { IngestApi, opexManifest } from "../../src/api/ingest.js";
 import { parseXml, path, text } from "../../src/api/xml.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 async function zipOf(files: Record<string, string>): Promise<Buffer> {

@@ -9,7 +9,7 @@ import { EntityApi } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { LifecycleApi } from "../../src/api/lifecycle.js";
 import { escapeXml } from "../../src/api/xml.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 /** Polls the progress of an action until it is no longer ACTIVE; returns its final status. */

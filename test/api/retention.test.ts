@@ -3,7 +3,7 @@ import type { RunningRepository } from "../../repository/server.js";
 import { insertEntity } from "../../repository/store/entities/write.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { RetentionApi, retentionExpiry } from "../../src/api/retention.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 import { createPolicy } from "../tools/retention/fixtures.js";
 

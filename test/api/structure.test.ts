@@ -5,7 +5,7 @@ import { EntityApi } from "../../src/api/entity.js";
 import { ServiceError } from "../../src/api/errors.js";
 import { folderXml, StructureApi, TOP_LEVEL } from "../../src/api/structure.js";
 import { escapeXml } from "../../src/api/xml.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { authed, DEMO_USERS, login, startTestRepository } from "../helpers/repository.js";
 
 /** Polls the service's progress of an action until it is no longer ACTIVE; returns Status and Message. */

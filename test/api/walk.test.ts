@@ -10,7 +10,7 @@ import {
   splitTitlePath,
   walkTree,
 } from "../../src/api/walk.js";
-import { Session } from "../../src/session.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 
 /** Counts folder listings in flight, to check the walk's bound. */

@@ -4,8 +4,8 @@ import type { RunningRepository } from "../../repository/server.js";
 import { loadConfig } from "../../src/config.js";
 import { audienceFrom } from "../../src/guards/visibility.js";
 import { createLogger } from "../../src/log.js";
-import { buildServer, type ServerDeps } from "../../src/server.js";
-import { Session } from "../../src/session.js";
+import { buildServer, type ServerDeps } from "../../src/server/server.js";
+import { Session } from "../../src/session/session.js";
 import { DEMO_USERS, type DemoUser, startTestRepository } from "./repository.js";
 
 export interface McpHarness {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { PersonSessions, sessionKeyOf } from "../../src/identity/people.js";
 import { createLogger } from "../../src/log.js";
-import { type Session, SignInRequired } from "../../src/session.js";
+import { type Session, SignInRequired } from "../../src/session/session.js";
 import { MemoryState } from "../../src/state/memory.js";
 import { signInPerson } from "../helpers/people.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";

@@ -9,11 +9,11 @@ import { insertSubscription } from "../../repository/store/webhooks/write.js";
 import { createServiceClient } from "../../src/api/index.js";
 import { loadConfig } from "../../src/config.js";
 import { audienceFrom } from "../../src/guards/visibility.js";
+import { type HttpServing, serveOverHttp } from "../../src/http/serve.js";
 import { LiveResources } from "../../src/live/live-resources.js";
 import { createLogger } from "../../src/log.js";
-import { type HttpServing, serveOverHttp } from "../../src/serve.js";
-import { buildServer, type ServerDeps } from "../../src/server.js";
-import { Session } from "../../src/session.js";
+import { buildServer, type ServerDeps } from "../../src/server/server.js";
+import { Session } from "../../src/session/session.js";
 import { INITIALIZE, rawPost } from "../helpers/raw-post.js";
 import { DEMO_USERS, type DemoUser, startTestRepository } from "../helpers/repository.js";
 

@@ -2,7 +2,7 @@ import { createHmac, generateKeyPairSync, sign } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { JwksCache } from "../../src/oauth/jwks.js";
+import { JwksCache } from "../../src/http/oauth/jwks.js";
 import {
   checkClaims,
   decodeJwt,
@@ -10,7 +10,7 @@ import {
   keyFor,
   sameResource,
   signatureValid,
-} from "../../src/oauth/jwt.js";
+} from "../../src/http/oauth/jwt.js";
 
 /** The pure checks behind the OAuth gate: algorithms, key types, claims; and the key cache's fetch budget. */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { TokenVerifier } from "../../src/http/oauth/resource-server.js";
 import { labelOf, subjectOf } from "../../src/identity/runtime.js";
-import { TokenVerifier } from "../../src/oauth/resource-server.js";
 import { startIssuer, type TestIssuer } from "../helpers/oauth-issuer.js";
 
 /** What a verified access token tells the server about the caller: who (the subject) and a name to show. */

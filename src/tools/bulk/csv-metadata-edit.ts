@@ -9,7 +9,7 @@ import {
 } from "../../api/metadata-csv.js";
 import { readLocalFile } from "../../local/open-file.js";
 import { resolveLocalPath } from "../../local/roots.js";
-import type { Session } from "../../session.js";
+import type { Session } from "../../session/session.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";

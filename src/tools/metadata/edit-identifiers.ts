@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Entity, Identifier } from "../../api/entity.js";
 import { escapeXmlStrict } from "../../api/metadata-build.js";
-import { toUserMessage } from "../../tool-errors.js";
+import { toUserMessage } from "../../server/errors.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { entityRef } from "../discovery/params.js";

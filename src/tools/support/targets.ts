@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type Entity, type EntityType, looksLikeRef } from "../../api/entity.js";
-import { toUserMessage } from "../../tool-errors.js";
+import { toUserMessage } from "../../server/errors.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, type TargetRef, UserInputError } from "../define.js";
 import { loadEntity, mapLimit } from "./entities.js";

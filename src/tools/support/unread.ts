@@ -1,5 +1,5 @@
 import { isServiceError, XmlParseError } from "../../api/errors.js";
-import { toUserMessage } from "../../tool-errors.js";
+import { toUserMessage } from "../../server/errors.js";
 import type { ToolContext } from "../context.js";
 
 /**

@@ -20,7 +20,7 @@ export async function expectHiddenFromCurator(
     expect(names).not.toContain(name);
     expect(names).toContain("search");
     // Refused, never run: the answer says the tool is not offered to this person and which role it needs
-    // (src/not-offered.ts), rather than the protocol's bare "tool not found".
+    // (src/server/not-offered.ts), rather than the protocol's bare "tool not found".
     const outcome = await curator.raw(name, args).then(
       (res) => (res.isError ? textOf(res) : "ran"),
       (err: Error) => err.message,

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
-import { serviceClientOf } from "../../../src/server.js";
+import { serviceClientOf } from "../../../src/server/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { authed, login, startTestRepository } from "../../helpers/repository.js";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed.js";
 import type { RunningRepository } from "../../../repository/server.js";
 import { OperationsApi } from "../../../src/api/operations.js";
-import { Session } from "../../../src/session.js";
+import { Session } from "../../../src/session/session.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
 import { DEMO_USERS, startTestRepository } from "../../helpers/repository.js";
 
@@ -145,7 +145,7 @@ describe.each(ERAS)("control_workflow (%s)", (era) => {
         const names = (await other.client.listTools()).tools.map((t) => t.name);
         expect(names).not.toContain("control_workflow");
         expect(names).toContain("workflows");
-        // Refused if called anyway, saying which role it needs (src/not-offered.ts); nothing started.
+        // Refused if called anyway, saying which role it needs (src/server/not-offered.ts); nothing started.
         const before = (await ops.instances({ max: 1 })).total;
         const res = await other
           .raw("control_workflow", { action: "start", folder: "@root@" })

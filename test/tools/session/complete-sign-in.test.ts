@@ -6,8 +6,8 @@ import { totp } from "../../../repository/totp.js";
 import { loadConfig } from "../../../src/config.js";
 import { audienceFrom } from "../../../src/guards/visibility.js";
 import { createLogger } from "../../../src/log.js";
-import { buildServer } from "../../../src/server.js";
-import { ChallengeRequired, Session } from "../../../src/session.js";
+import { buildServer } from "../../../src/server/server.js";
+import { ChallengeRequired, Session } from "../../../src/session/session.js";
 import { textOf } from "../../helpers/mcp.js";
 import { DEMO_USERS, startTestRepository } from "../../helpers/repository.js";
 

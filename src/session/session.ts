@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import { AuthApi, type LoginOutcome, TokenGrant, type TwoFactorOutcome } from "./api/auth.js";
-import { ServiceError } from "./api/errors.js";
-import { type AuthAttempt, type AuthHook, HttpClient, type HttpClientOptions } from "./api/http.js";
-import { silentLogger } from "./log.js";
+import { AuthApi, type LoginOutcome, TokenGrant, type TwoFactorOutcome } from "../api/auth.js";
+import { ServiceError } from "../api/errors.js";
+import { type AuthAttempt, type AuthHook, HttpClient, type HttpClientOptions } from "../api/http.js";
+import { silentLogger } from "../log.js";
 import { displayUrl, type SignInFailed, signInFailure, signInMayRetry } from "./sign-in-failure.js";
 
 export { displayUrl, SignInFailed } from "./sign-in-failure.js";

@@ -1,5 +1,5 @@
-import type { HttpRate } from "./config.js";
-import { type SharedState, StateUnavailableError } from "./state/types.js";
+import type { HttpRate } from "../config.js";
+import { type SharedState, StateUnavailableError } from "../state/types.js";
 
 export type RateVerdict = { ok: true } | { ok: false; retryAfterSecs: number };
 

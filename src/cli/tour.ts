@@ -1,8 +1,8 @@
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
+import { assetUri } from "../resources/uris.js";
+import { buildServer, SERVER_INFO } from "../server/server.js";
 import { prepareRuntime } from "./main.js";
-import { assetUri } from "./resources/uris.js";
 import { commandHere } from "./self-command.js";
-import { buildServer, SERVER_INFO } from "./server.js";
 
 /**
  * `preservation-mcp tour`: a short scripted conversation, printed as it happens, between a real MCP client

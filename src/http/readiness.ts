@@ -1,7 +1,7 @@
+import type { Session } from "../session/session.js";
+import type { SignInProblem } from "../session/sign-in-failure.js";
+import type { SharedState } from "../state/types.js";
 import type { Readiness } from "./serve.js";
-import type { Session } from "./session.js";
-import type { SignInProblem } from "./sign-in-failure.js";
-import type { SharedState } from "./state/types.js";
 
 /**
  * `/readyz`: ready only while the upstream session is active. The reason names the kind of trouble, never

@@ -10,13 +10,15 @@ import {
   isLegacyRequest,
   type McpServer,
 } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { type Context, Hono, type Next } from "hono";
 import type { Logger } from "pino";
-import { type HttpRate, isLoopback } from "./config.js";
-import { LegacySessions } from "./live/legacy-sessions.js";
-import { ListenStreams } from "./live/listen-streams.js";
-import type { LiveResources } from "./live/live-resources.js";
+import { type HttpRate, isLoopback } from "../config.js";
+import { LegacySessions } from "../live/legacy-sessions.js";
+import { ListenStreams } from "../live/listen-streams.js";
+import type { LiveResources } from "../live/live-resources.js";
+import type { Watching } from "../server/server.js";
+import type { SharedState } from "../state/types.js";
+import { MAX_BODY_BYTES, readBounded, topLevelId } from "./body.js";
 import {
   hasAnyScope,
   InvalidToken,
@@ -28,15 +30,8 @@ import {
   TokenVerifier,
 } from "./oauth/resource-server.js";
 import { limiterFor } from "./rate-limit.js";
-import { MAX_BODY_BYTES, readBounded, topLevelId } from "./serve-body.js";
-import type { Watching } from "./server.js";
-import type { SharedState } from "./state/types.js";
 
-/** The two transports, both fed by one era-agnostic server factory (2026-07-28 and 2025-11-25 clients). */
-
-export function serveOverStdio(factory: () => McpServer, log: Logger): { close(): Promise<void> } {
-  return serveStdio(factory, { onerror: (err) => log.error({ err: err.message }, "stdio transport error") });
-}
+/** MCP over Streamable HTTP, fed by one era-agnostic server factory (2026-07-28 and 2025-11-25 clients). */
 
 export interface HttpServing {
   url: string;

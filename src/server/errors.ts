@@ -5,14 +5,14 @@ import {
   retryAdvice,
   type ServiceError,
   UnexpectedResponseError,
-} from "./api/errors.js";
-import { endpointOf, whyEndpointMissing } from "./api/missing-endpoint.js";
-import { LocalPathError } from "./local/roots.js";
-import { ChallengeRequired } from "./session.js";
-import { SignInFailed } from "./sign-in-failure.js";
-import { UserInputError } from "./tools/define.js";
+} from "../api/errors.js";
+import { endpointOf, whyEndpointMissing } from "../api/missing-endpoint.js";
+import { LocalPathError } from "../local/roots.js";
+import { ChallengeRequired } from "../session/session.js";
+import { SignInFailed } from "../session/sign-in-failure.js";
+import { UserInputError } from "../tools/define.js";
 
-/** The overall deadline of one tool call (PRESERVATION_TOOL_TIMEOUT_SECS) passed; see server.ts. */
+/** The overall deadline of one tool call (PRESERVATION_TOOL_TIMEOUT_SECS) passed; see server/server.ts. */
 export class ToolDeadlineExceeded extends Error {
   override readonly name = "ToolDeadlineExceeded";
   constructor(

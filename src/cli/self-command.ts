@@ -7,14 +7,23 @@ import { fileURLToPath } from "node:url";
  * where nothing put `preservation-mcp` on PATH; so every hint that names a command asks this module for it.
  */
 
-/** The bundled CLI file (dist/bundle/preservation-mcp.cjs), from dist/src/*.js or from a chunk beside it. */
-export function bundlePath(): string {
-  return fileURLToPath(new URL("../bundle/preservation-mcp.cjs", import.meta.url));
+/**
+ * A URL in the folder one level below the package (dist/src/ or dist/bundle/), which the paths below are relative
+ * to: this file sits in dist/src/cli/ as built, but in a chunk directly in dist/bundle/ once bundled.
+ */
+function distFolder(): URL {
+  const here = import.meta.url;
+  return here.endsWith(".cjs") ? new URL(here) : new URL("../", here);
 }
 
-/** The package's root folder (two levels above this file, whichever of dist/src or dist/bundle it runs from). */
+/** The bundled CLI file (dist/bundle/preservation-mcp.cjs), from dist/src/cli/*.js or from a chunk beside it. */
+export function bundlePath(): string {
+  return fileURLToPath(new URL("../bundle/preservation-mcp.cjs", distFolder()));
+}
+
+/** The package's root folder (two levels above dist/src or dist/bundle, whichever this runs from). */
 export function packageRoot(): string {
-  return fileURLToPath(new URL("../../", import.meta.url));
+  return fileURLToPath(new URL("../../", distFolder()));
 }
 
 function sameFile(a: string, b: string): boolean {

@@ -1,4 +1,4 @@
-import type { ServiceError } from "./api/errors.js";
+import type { ServiceError } from "../api/errors.js";
 
 /**
  * Why signing in to the repository service failed, said so that a person knows what to change: the service

@@ -1,16 +1,16 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { AuthInfo } from "@modelcontextprotocol/server";
-import { isServiceError } from "./api/errors.js";
-import { type Config, ConfigError, loadConfig, passwordInClearWarning } from "./config.js";
-import type { EmbeddedTarget } from "./embedded.js";
-import { audienceFrom, isToolVisible, resolveToolsets } from "./guards/visibility.js";
-import type { PersonRuntime } from "./identity/runtime.js";
-import { createLogger } from "./log.js";
-import { canWrite } from "./oauth/resource-server.js";
-import { sessionReadiness, withSharedState } from "./readiness.js";
-import { commandHere } from "./self-command.js";
-import { type Readiness, serveOverHttp, serveOverStdio } from "./serve.js";
+import type { AuthInfo, McpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { isServiceError } from "../api/errors.js";
+import { type Config, ConfigError, loadConfig, passwordInClearWarning } from "../config.js";
+import type { EmbeddedTarget } from "../embedded.js";
+import { audienceFrom, isToolVisible, resolveToolsets } from "../guards/visibility.js";
+import { canWrite } from "../http/oauth/resource-server.js";
+import { sessionReadiness, withSharedState } from "../http/readiness.js";
+import { type Readiness, serveOverHttp } from "../http/serve.js";
+import type { PersonRuntime } from "../identity/runtime.js";
+import { createLogger, type Logger } from "../log.js";
 import {
   buildServer,
   personDeps,
@@ -18,10 +18,11 @@ import {
   type ServerDeps,
   serviceClientOf,
   type Watching,
-} from "./server.js";
-import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "./session.js";
-import { openSharedState } from "./state/index.js";
-import { ALL_TOOLS } from "./tools/index.js";
+} from "../server/server.js";
+import { type ChallengeKind, ChallengeRequired, Session, SignInFailed } from "../session/session.js";
+import { openSharedState } from "../state/index.js";
+import { ALL_TOOLS } from "../tools/index.js";
+import { commandHere } from "./self-command.js";
 
 /**
  * Everything the MCP server needs before it serves: configuration, logger, the target service (the
@@ -50,11 +51,11 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   const inClear = passwordInClearWarning(config);
   if (inClear) log.warn(inClear);
   // The embedded service is loaded only when it is used: against a remote service its code stays out of memory.
-  const embedded = config.url ? undefined : await (await import("./embedded.js")).startEmbedded(config, log);
+  const embedded = config.url ? undefined : await (await import("../embedded.js")).startEmbedded(config, log);
   if (config.identity === "person") {
     // People's sessions are kept (sealed) in the shared state, so every instance serves them.
     const state = await openSharedState(config.stateUrl, log);
-    const person = (await import("./identity/runtime.js")).preparePersonMode(
+    const person = (await import("../identity/runtime.js")).preparePersonMode(
       config,
       embedded?.url ?? (config.url as string),
       state,
@@ -185,6 +186,11 @@ function stdioGreeting(runtime: Runtime): string {
   return `preservation-mcp: serving ${tools.length} tools for ${target}, ${who}; waiting for an MCP client on stdin/stdout (configure this command in your MCP client; --help for options, Ctrl+C to stop)\n`;
 }
 
+/** MCP over stdio through the SDK's era-agnostic entry (2026-07-28 and 2025-11-25 clients alike). */
+function serveOverStdio(factory: () => McpServer, log: Logger): { close(): Promise<void> } {
+  return serveStdio(factory, { onerror: (err) => log.error({ err: err.message }, "stdio transport error") });
+}
+
 /** `preservation-mcp [--http ...]`: serve MCP until the client goes away or a signal arrives. */
 export async function runMcpServer(argv: string[]): Promise<void> {
   const runtime = await prepareRuntime(argv);
@@ -212,7 +218,7 @@ export async function runMcpServer(argv: string[]): Promise<void> {
         ...(config.http.webhookUrl
           ? {
               // Loaded only when configured: most servers never use it (start-up time).
-              live: new (await import("./live/live-resources.js")).LiveResources({
+              live: new (await import("../live/live-resources.js")).LiveResources({
                 webhookUrl: config.http.webhookUrl,
                 api: serviceClientOf(deps.session),
                 log: deps.log,
@@ -264,7 +270,7 @@ async function callerDeps(
   person: PersonRuntime,
   auth: AuthInfo | undefined,
 ): Promise<ServerDeps> {
-  const { labelOf, subjectOf } = await import("./identity/runtime.js");
+  const { labelOf, subjectOf } = await import("../identity/runtime.js");
   const subject = subjectOf(auth);
   // Config allows person mode only with OAuth and no static token, so a verified token always names someone.
   if (!subject) throw new Error("person mode: a request without an OAuth subject reached the MCP handler");

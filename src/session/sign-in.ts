@@ -8,7 +8,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { isServiceError } from "./api/errors.js";
+import { isServiceError } from "../api/errors.js";
 import type { ChallengeRequired, Session } from "./session.js";
 
 /**
