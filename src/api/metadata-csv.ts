@@ -369,7 +369,8 @@ function docState(xml: string | undefined, schemaUri: string): DocState {
   return empty;
 }
 
-function sha256(text: string): string {
+/** `sha256:<hex>` of a text; a CSV's is what a dry run reports and a confirmed apply compares. */
+export function sha256(text: string): string {
   return `sha256:${createHash("sha256").update(text).digest("hex")}`;
 }
 

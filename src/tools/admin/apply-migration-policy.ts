@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { MigrationDraft, MigrationProfile, MigrationRule, PolicyImpact } from "../../api/admin.js";
 import { isNotFound } from "../../api/errors.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { clip, lines, plural } from "../support/text.js";
-import { digest, findDraft, listed, MAX_LINES, profileFormats } from "./params.js";
+import { findDraft, listed, MAX_LINES, profileFormats } from "./params.js";
 
 const input = z.object({
   draft: z
@@ -140,7 +141,7 @@ export default defineTool({
         {
           ref: `migration-draft:${d.id}`,
           title: d.name,
-          fingerprint: digest(d.modified ?? d.created, d.rules, d.profiles, live.rules, live.profiles),
+          fingerprint: fingerprint(d.modified ?? d.created, d.rules, d.profiles, live.rules, live.profiles),
         },
       ],
       preview: {

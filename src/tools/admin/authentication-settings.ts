@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { IdentityProvider } from "../../api/admin.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
 import { lines, plural } from "../support/text.js";
-import { digest } from "./params.js";
 
 /** The service's bounds: one minute to 30 days. */
 const MAX_LIFETIME_MINS = 43_200;
@@ -115,7 +115,11 @@ export default defineTool({
           : "No session ends now; sessions may last longer.",
       ],
       targets: [
-        { ref: "auth-configuration", title: "Authentication configuration", fingerprint: digest(before) },
+        {
+          ref: "auth-configuration",
+          title: "Authentication configuration",
+          fingerprint: fingerprint(before),
+        },
       ],
       preview: { maxSessionLifetimeMins: { from: before, to: after } },
     };

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { AdapterChanges, StorageAdapter, StoragePolicy } from "../../api/admin.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
 import { lines, plural } from "../support/text.js";
-import { digest, listed } from "./params.js";
+import { listed } from "./params.js";
 
 const ADAPTER_TYPES = ["FILE_SYSTEM", "S3", "AZURE", "GLACIER"] as const;
 
@@ -153,7 +154,7 @@ async function plan(args: Args, ctx: ToolContext): Promise<Plan> {
   const [adapters, policy, quota] = await Promise.all([api.adapters(s), api.storagePolicy(s), api.quota(s)]);
   const files = quota.bitstreams?.count ?? 0;
   const everyFile = `${plural(files, "file")} (${(quota.bitstreams?.bytes ?? 0).toLocaleString("en")} bytes)`;
-  const state = digest(adapters, policyOf(policy));
+  const state = fingerprint(adapters, policyOf(policy));
   const allowed = (extra: (keyof Args)[]) => {
     const stray = (
       ["adapter", "name", "type", "description", "settings", "enabled", "adapters", "minimumCopies"] as const

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import type { AdminUser } from "../../api/admin.js";
 import { isNotFound } from "../../api/errors.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
 import { lines } from "../support/text.js";
-import { digest, listed, roleName, userNameParam, userOut } from "./params.js";
+import { absentTarget } from "../support/writes.js";
+import { listed, roleName, userNameParam, userOut } from "./params.js";
 
 const input = z.object({
   user: userNameParam,
@@ -45,8 +47,13 @@ function who(u: Pick<AdminUser, "userName" | "fullName">): string {
   return `${u.userName} (${u.fullName || "no name"})`;
 }
 
-function fingerprint(u: AdminUser): string {
-  return digest(u.userName, u.enabled, u.email, [...u.roles].sort());
+/** A user as a confirmation's target: bound to their name, state, e-mail and roles. */
+function userTarget(u: AdminUser): ConfirmPlan["targets"][number] {
+  return {
+    ref: `user:${u.userName}`,
+    title: u.fullName || u.userName,
+    fingerprint: fingerprint(u.userName, u.enabled, u.email, [...u.roles].sort()),
+  };
 }
 
 /** The user as the service has it, or a clear error naming the tool that lists users. */
@@ -161,7 +168,7 @@ export default defineTool({
           `E-mail ${e.email}: the service mails a single-use code there (valid 7 days) to set a password; no password is chosen or shown here.`,
         ],
         // The fingerprint says "absent": someone adding the same name in between makes the token stale.
-        targets: [{ ref: `user:${args.user}`, title: e.fullName, fingerprint: digest("absent", args.user) }],
+        targets: [absentTarget("user", args.user, e.fullName)],
         preview: { user: args.user, roles: e.roles },
       };
     if (e.kind === "roles")
@@ -171,13 +178,7 @@ export default defineTool({
           `E-mail ${e.before.email || "none"}; ${e.before.enabled ? "enabled" : "disabled"}.`,
           "Their access to every security tag follows their roles (see `users_and_access`).",
         ],
-        targets: [
-          {
-            ref: `user:${e.before.userName}`,
-            title: e.before.fullName || e.before.userName,
-            fingerprint: fingerprint(e.before),
-          },
-        ],
+        targets: [userTarget(e.before)],
         preview: { user: e.before.userName, from: e.before.roles.map(roleName), to: e.roles },
       };
     const u = e.before;
@@ -187,7 +188,7 @@ export default defineTool({
         `E-mail ${u.email || "none"}; roles ${u.roles.map(roleName).join(", ") || "none"}.`,
         "Enabled → disabled. Enable again with manage_user action enable (their sessions stay ended).",
       ],
-      targets: [{ ref: `user:${u.userName}`, title: u.fullName || u.userName, fingerprint: fingerprint(u) }],
+      targets: [userTarget(u)],
       preview: { user: u.userName, from: "enabled", to: "disabled" },
     };
   },

@@ -1,9 +1,8 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { MigrationDraft, MigrationProfile } from "../../api/admin.js";
 import { UserInputError } from "../define.js";
 
-/** What the admin tools share: bounds of their lists, role names as people read them, fingerprints. */
+/** What the admin tools share: bounds of their lists, role names as people read them. */
 
 /** Users read in detail (one request each) for an overview; the rest are named only. */
 export const MAX_USERS = 50;
@@ -13,11 +12,6 @@ export const MAX_LINES = 20;
 /** `ROLE_SDB_MANAGER_USER` and `SDB_MANAGER_USER` → `SDB_MANAGER_USER` (the Admin API's form). */
 export function roleName(role: string): string {
   return role.replace(/^ROLE_/, "");
-}
-
-/** A digest of the state a plan depends on. */
-export function digest(...parts: unknown[]): string {
-  return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
 /** "a, b, c and 4 more". */

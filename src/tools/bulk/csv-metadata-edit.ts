@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
   type CsvDryRun,
@@ -6,7 +5,9 @@ import {
   type CsvRowPlan,
   decodeCsv,
   MAX_CSV_BYTES,
+  sha256,
 } from "../../api/metadata-csv.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import { readLocalFile } from "../../local/open-file.js";
 import { resolveLocalPath } from "../../local/roots.js";
 import type { Session } from "../../session/session.js";
@@ -184,7 +185,7 @@ function applyPlan(plan: CsvDryRun, args: z.infer<typeof input>): ConfirmPlan {
       ...plan.targets.slice(0, PLAN_TARGETS).map((t) => ({
         ref: t.ref,
         title: t.title,
-        fingerprint: `sha256:${createHash("sha256").update(`${plan.digest}|${t.ref}`).digest("hex")}`,
+        fingerprint: fingerprint(plan.digest, t.ref),
       })),
     ],
     preview: { ...plan.counts, csvDigest: plan.csvDigest },
@@ -246,7 +247,7 @@ export default defineTool({
     }
     // Apply: the guard confirmed the plan a moment ago; reuse it for the answer, else plan again.
     const recent = recentPlans.get(ctx.session);
-    const digest = `sha256:${createHash("sha256").update(csv).digest("hex")}`;
+    const digest = sha256(csv);
     const plan =
       recent && recent.plan.csvDigest === digest && Date.now() - recent.at < PLAN_REUSE_MS
         ? recent.plan

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { groupElement, type MetadataGroup } from "../../api/metadata-csv.js";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { mapLimit } from "../support/entities.js";
-import { clip, lines, plural } from "../support/text.js";
+import { lines, plural } from "../support/text.js";
+import { groupLines, groupShape, groupView } from "./params.js";
 
 /**
  * The metadata groups the repository defines, with each field's CSV column, so a CSV edit (or a field map in
@@ -12,55 +12,6 @@ import { clip, lines, plural } from "../support/text.js";
 
 /** Groups read in full (one request each) per call; a repository rarely has more. */
 const MAX_GROUPS = 20;
-
-const fieldShape = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.string(),
-  values: z.array(z.string()).optional(),
-  /** The header of this field's column in a metadata CSV edit. */
-  column: z.string(),
-});
-
-export const groupShape = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  schemaUri: z.string(),
-  fields: z.array(fieldShape),
-});
-
-/** The CSV header of one field of a group: `<schema URI>;/ns:<element>/ns:<field>`. */
-export function csvColumn(schemaUri: string, field: string): string {
-  return `${schemaUri};/ns:${groupElement(schemaUri)}/ns:${field}`;
-}
-
-export function groupView(g: MetadataGroup): z.infer<typeof groupShape> {
-  return {
-    id: g.id,
-    name: g.name,
-    ...(g.description ? { description: g.description } : {}),
-    schemaUri: g.schemaUri,
-    fields: g.fields.map((f) => ({
-      id: f.id,
-      name: f.name,
-      type: f.type,
-      ...(f.values ? { values: f.values } : {}),
-      column: csvColumn(g.schemaUri, f.id),
-    })),
-  };
-}
-
-/** A group as text: a line for the group, one per field with its type, values and CSV column. */
-export function groupLines(g: z.infer<typeof groupShape>): string[] {
-  return [
-    `- "${clip(g.name, 100)}" (id ${g.id}, schema ${g.schemaUri})${g.description ? `: ${clip(g.description, 200)}` : ""}`,
-    ...g.fields.map(
-      (f) =>
-        `  ${f.id} "${clip(f.name, 80)}" ${f.type}${f.values ? ` one of ${f.values.map((v) => `"${clip(v, 40)}"`).join(", ")}` : ""}; CSV column "${f.column}"`,
-    ),
-  ];
-}
 
 export default defineTool({
   name: "list_metadata_groups",

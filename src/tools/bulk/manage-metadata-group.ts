@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { GroupInput, MetadataGroupSummary } from "../../api/metadata-csv.js";
-import { digest } from "../admin/params.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { clip, lines } from "../support/text.js";
-import { groupLines, groupShape, groupView } from "./list-metadata-groups.js";
+import { absentTarget, changesPlan } from "../support/writes.js";
+import { groupLines, groupShape, groupView } from "./params.js";
 
 /**
  * Metadata groups made, changed and deleted from the assistant (managers and administrators, as the service
@@ -209,21 +210,16 @@ export default defineTool({
       return {
         summary: `Create metadata group "${clip(e.after.name, 100)}" with ${e.after.fields.length} field(s)`,
         details: e.after.fields.map((f) => `  ${fieldText(f)}`),
-        targets: [
-          { ref: `group:${e.after.name}`, title: e.after.name, fingerprint: digest("absent", e.after.name) },
-        ],
+        targets: [absentTarget("group", e.after.name)],
       };
-    const target = { ref: e.summary.id, title: e.summary.name, fingerprint: digest(e.before) };
+    const target = { ref: e.summary.id, title: e.summary.name, fingerprint: fingerprint(e.before) };
     if (e.kind === "update")
-      return {
-        summary: `Change metadata group "${clip(e.summary.name, 100)}" (id ${e.summary.id})`,
-        details: [
-          ...e.changes.map((c) => `  ${c}`),
-          "Its schema URI stays; documents already written keep their values (a removed field's values stay in them).",
-        ],
-        targets: [target],
-        preview: { changes: e.changes },
-      };
+      return changesPlan(
+        `Change metadata group "${clip(e.summary.name, 100)}" (id ${e.summary.id})`,
+        e.changes,
+        "Its schema URI stays; documents already written keep their values (a removed field's values stay in them).",
+        target,
+      );
     return {
       summary: `Delete metadata group "${clip(e.summary.name, 100)}" (id ${e.summary.id}, schema ${e.summary.schemaUri})`,
       details: [

@@ -1,24 +1,21 @@
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
+import { itemOut, toItem } from "../support/kinds.js";
 import { lines } from "../support/text.js";
+import { contentsPhrase, inPlace, placeOf, sampleLine } from "../support/writes.js";
 import {
-  contentsPhrase,
   DESTRUCTIVE,
   type DeletionScope,
   deletionScope,
-  entityOut,
-  fingerprint,
-  inPlace,
   MAX_RETENTION_CHECKS,
   named,
-  placeOf,
   retentionRefusal,
-  summaryOf,
 } from "./params.js";
 
 const input = z.object({
@@ -34,7 +31,7 @@ const input = z.object({
 
 const output = z.object({
   job: z.string(),
-  entity: entityOut,
+  entity: itemOut,
   /** Where it was: the title path of its folder. */
   path: z.string(),
   awaitingApproval: z.boolean(),
@@ -89,9 +86,7 @@ export default defineTool({
       details: [
         `${named(e)} ${e.ref} ${inPlace(path)}; security tag ${e.securityTag}.`,
         ...(scope.titles.length
-          ? [
-              `In it: ${scope.titles.map((t) => `“${t}”`).join(", ")}${scope.folders + scope.assets > scope.titles.length ? ", …" : ""}`,
-            ]
+          ? [sampleLine(scope.titles, scope.folders + scope.assets > scope.titles.length ? ", …" : "")]
           : []),
         retention,
         mayApprove(ctx, args)
@@ -134,7 +129,7 @@ export default defineTool({
         return {
           structured: {
             job,
-            entity: summaryOf(e),
+            entity: toItem(e),
             path,
             awaitingApproval: false,
             approval: jobState(approved),
@@ -157,7 +152,7 @@ export default defineTool({
       `It waits for a manager's approval (\`review_deletion\` with job ${job}); nothing has changed yet. Follow it with \`job_status\`; once deleted, \`recover_entity\` brings it back.`,
     );
     return {
-      structured: { job, entity: summaryOf(e), path, awaitingApproval: true },
+      structured: { job, entity: toItem(e), path, awaitingApproval: true },
       text,
       audit: { targets: [{ ref: e.ref, title: e.title }], job },
     };

@@ -1,32 +1,25 @@
 import { z } from "zod";
 import type { DeletedEntity } from "../../api/lifecycle.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
-import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { type ConfirmPlan, defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
-import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
-import { KIND_OF } from "../support/kinds.js";
+import { jobOutcome, settleJob } from "../support/job-wait.js";
 import { lines } from "../support/text.js";
-import { binLine, entityOut, findInBin, fingerprint } from "./params.js";
+import { binEntry, binLine, binOut, binOutcome } from "./params.js";
 
 const input = z.object({
   ref: refParam("Ref of an entity in the recycle bin; find it with `recycle_bin`"),
 });
 
-const output = z.object({
-  ...jobFields,
-  entity: entityOut,
-  deletion: z.string(),
-  entities: z.number().int().optional(),
-});
+const output = z.object(binOut);
 
-async function inBin(ctx: ToolContext, ref: string): Promise<DeletedEntity> {
-  const b = await findInBin(ctx, ref);
-  if (!b) {
-    throw new UserInputError(
-      `${ref} is not in the recycle bin (or not at the top of a deletion); only deleted entities can be deleted for good, and \`recycle_bin\` lists them. Nothing was deleted.`,
-    );
-  }
-  return b;
+function inBin(ctx: ToolContext, ref: string): Promise<DeletedEntity> {
+  return binEntry(
+    ctx,
+    ref,
+    "only deleted entities can be deleted for good, and `recycle_bin` lists them. Nothing was deleted.",
+  );
 }
 
 export default defineTool({
@@ -58,12 +51,7 @@ export default defineTool({
     const job = await ctx.api.lifecycle.finalDelete({ deletions: [b.deletion] }, ctx.signal);
     const settled = await settleJob(ctx, job);
     return {
-      structured: {
-        ...jobState(settled),
-        entity: { ref: b.ref, type: KIND_OF[b.type], title: b.title },
-        deletion: b.deletion,
-        ...(b.entities !== undefined ? { entities: b.entities } : {}),
-      },
+      structured: binOutcome(settled, b),
       text: lines(
         `Deleting ${binLine(b)} for good (cannot be undone): ${jobOutcome(settled, { serviceMessage: true })}`,
         `Deletion ${b.deletion}; \`job_status\` says how many entities and files were removed.`,

@@ -1,15 +1,16 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
 import { isServiceError } from "../../api/errors.js";
 import type { DeletedEntity } from "../../api/lifecycle.js";
-import { paginate, walkTree } from "../../api/walk.js";
+import { paginate } from "../../api/walk.js";
 import { type OpenedLocalFile, openLocalFile } from "../../local/open-file.js";
 import type { ToolContext } from "../context.js";
 import { UserInputError } from "../define.js";
-import { ancestors, mapLimit } from "../support/entities.js";
-import { KIND_OF, KINDS, spoken } from "../support/kinds.js";
+import { mapLimit } from "../support/entities.js";
+import { type JobSettlement, jobFields, jobState } from "../support/job-wait.js";
+import { itemOut, spoken, toItem } from "../support/kinds.js";
 import { clip, plural } from "../support/text.js";
+import { type CountedContents, countContents } from "../support/writes.js";
 
 /**
  * What the lifecycle tools share: hints, the bounded look at what a deletion would take (counts by
@@ -24,47 +25,19 @@ export const DESTRUCTIVE = {
   openWorldHint: false,
 } as const;
 
-/** At most this many entities are counted below a folder; more are reported as "at least". */
-export const MAX_COUNTED = 5000;
 /** At most this many assets have their retention assignments read for a deletion's plan. */
 export const MAX_RETENTION_CHECKS = 50;
 /** Entries of the recycle bin looked through to find one by ref. */
 const MAX_BIN_SCAN = 5000;
-const SAMPLE_TITLES = 8;
-
-export const entityOut = z.object({ ref: z.string(), type: z.enum(KINDS), title: z.string() });
-
-export function summaryOf(e: Pick<Entity, "ref" | "type" | "title">) {
-  return { ref: e.ref, type: KIND_OF[e.type], title: e.title };
-}
 
 /** `folder “Estate papers”`. */
 export function named(e: Pick<Entity, "type" | "title">): string {
   return `${spoken(e.type)} “${clip(e.title, 120)}”`;
 }
 
-/** A digest of the state a plan depends on: the confirmed call plans again and compares. */
-export function fingerprint(...parts: (string | number | boolean | undefined)[]): string {
-  return createHash("sha256")
-    .update(parts.map((p) => String(p ?? "")).join("\u0000"))
-    .digest("hex");
-}
-
 /** `1,234 bytes`: exact, as people compare sizes. */
 export function bytes(n: number): string {
   return `${n.toLocaleString("en")} byte${n === 1 ? "" : "s"}`;
-}
-
-/** The title path of the folder an entity is in: `/Archive/Maps`, `/` at the top level. */
-export async function placeOf(ctx: ToolContext, e: Entity): Promise<string> {
-  if (!e.parentRef) return "/";
-  const { crumbs, complete } = await ancestors(ctx, e);
-  return `${complete ? "" : "…"}/${crumbs.map((c) => c.title.replaceAll("/", "\\/")).join("/")}`;
-}
-
-/** “in “/Archive/Maps”” or “at the top level”. */
-export function inPlace(path: string): string {
-  return path === "/" ? "at the top level" : `in “${path}”`;
 }
 
 export interface Blocker {
@@ -75,44 +48,28 @@ export interface Blocker {
   startDate?: string;
 }
 
-export interface DeletionScope {
-  folders: number;
-  assets: number;
-  /** False when counting stopped at MAX_COUNTED (or a folder could not be listed). */
-  complete: boolean;
-  titles: string[];
+export interface DeletionScope extends CountedContents {
   /** Unexpired retention found on the assets checked. */
   blockers: Blocker[];
   /** Assets whose retention was read; undefined when it could not be read (no permission). */
   retentionChecked?: number;
 }
 
+const NOTHING_BELOW: CountedContents = { folders: 0, assets: 0, complete: true, titles: [] };
+
 /**
  * What deleting `e` would take: folders and assets below it (bounded walk) and unexpired retention on
  * the first MAX_RETENTION_CHECKS assets (the asset itself, or assets below the folder). Reads only.
  */
 export async function deletionScope(ctx: ToolContext, e: Entity): Promise<DeletionScope> {
-  let folders = 0;
-  let assets = 0;
-  let complete = true;
-  const titles: string[] = [];
   const assetsToCheck: { ref: string; title: string }[] =
     e.type === "IO" ? [{ ref: e.ref, title: e.title }] : [];
-  if (e.type === "SO") {
-    for await (const item of walkTree(ctx.entity, e.ref, { limit: MAX_COUNTED + 1, signal: ctx.signal })) {
-      if (folders + assets >= MAX_COUNTED) {
-        complete = false;
-        break;
-      }
-      if (item.type === "SO") folders++;
-      else if (item.type === "IO") {
-        assets++;
-        if (assetsToCheck.length < MAX_RETENTION_CHECKS)
-          assetsToCheck.push({ ref: item.ref, title: item.title });
-      }
-      if (titles.length < SAMPLE_TITLES && item.depth === 1) titles.push(clip(item.title, 80));
-    }
-  }
+  const contents =
+    e.type === "SO"
+      ? await countContents(ctx, e.ref, (asset) => {
+          if (assetsToCheck.length < MAX_RETENTION_CHECKS) assetsToCheck.push(asset);
+        })
+      : NOTHING_BELOW;
   let retentionChecked: number | undefined = assetsToCheck.length;
   const blockers: Blocker[] = [];
   try {
@@ -141,21 +98,10 @@ export async function deletionScope(ctx: ToolContext, e: Entity): Promise<Deleti
     if (n) b.policyName = n;
   }
   return {
-    folders,
-    assets,
-    complete,
-    titles,
+    ...contents,
     blockers,
     ...(retentionChecked !== undefined ? { retentionChecked } : {}),
   };
-}
-
-/** “3 folders and 12 assets”; “at least …” when the count was cut. */
-export function contentsPhrase(s: Pick<DeletionScope, "folders" | "assets" | "complete">): string {
-  const counted = `${plural(s.folders, "folder")} and ${plural(s.assets, "asset")}`;
-  return s.complete
-    ? counted
-    : `at least ${counted} (counting stopped at ${MAX_COUNTED.toLocaleString("en")})`;
 }
 
 /** The refusal a deletion under retention gets before anything is sent. */
@@ -183,6 +129,34 @@ export async function findInBin(ctx: ToolContext, ref: string): Promise<DeletedE
     if (item.ref.toLowerCase() === want) return item;
   }
   return undefined;
+}
+
+/**
+ * The recycle bin entry whose top entity is `ref`; otherwise a UserInputError: `ref` is not there, then
+ * `what` (the tool's own words: what it can do and what changed).
+ */
+export async function binEntry(ctx: ToolContext, ref: string, what: string): Promise<DeletedEntity> {
+  const b = await findInBin(ctx, ref);
+  if (!b)
+    throw new UserInputError(`${ref} is not in the recycle bin (or not at the top of a deletion); ${what}`);
+  return b;
+}
+
+/** What a job on a recycle bin entry (recovery, final deletion) answers besides the job's state. */
+export const binOut = {
+  ...jobFields,
+  entity: itemOut,
+  deletion: z.string(),
+  entities: z.number().int().optional(),
+};
+
+export function binOutcome(settled: JobSettlement, b: DeletedEntity) {
+  return {
+    ...jobState(settled),
+    entity: toItem(b),
+    deletion: b.deletion,
+    ...(b.entities !== undefined ? { entities: b.entities } : {}),
+  };
 }
 
 /** `folder “Estate papers” 6a1e… (and 5 more entities deleted with it)`. */

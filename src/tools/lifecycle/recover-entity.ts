@@ -1,23 +1,17 @@
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
-import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
-import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
-import { KIND_OF } from "../support/kinds.js";
+import { jobOutcome, settleJob } from "../support/job-wait.js";
 import { lines } from "../support/text.js";
-import { binLine, entityOut, findInBin } from "./params.js";
+import { binEntry, binLine, binOut, binOutcome } from "./params.js";
 
 const input = z.object({
   ref: refParam("Ref of an entity in the recycle bin; find it with `recycle_bin`"),
 });
 
-const output = z.object({
-  ...jobFields,
-  entity: entityOut,
-  /** The deletion it came back from (all of it comes back). */
-  deletion: z.string(),
-  entities: z.number().int().optional(),
-});
+/** `deletion`: the deletion it came back from (all of it comes back). */
+const output = z.object(binOut);
 
 export default defineTool({
   name: "recover_entity",
@@ -31,21 +25,15 @@ export default defineTool({
   outputSchema: output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx: ToolContext) {
-    const b = await findInBin(ctx, args.ref);
-    if (!b) {
-      throw new UserInputError(
-        `${args.ref} is not in the recycle bin (or not at the top of a deletion); \`recycle_bin\` lists what can be recovered. Nothing was changed.`,
-      );
-    }
+    const b = await binEntry(
+      ctx,
+      args.ref,
+      "`recycle_bin` lists what can be recovered. Nothing was changed.",
+    );
     const job = await ctx.api.lifecycle.recover({ deletions: [b.deletion] }, ctx.signal);
     const settled = await settleJob(ctx, job);
     return {
-      structured: {
-        ...jobState(settled),
-        entity: { ref: b.ref, type: KIND_OF[b.type], title: b.title },
-        deletion: b.deletion,
-        ...(b.entities !== undefined ? { entities: b.entities } : {}),
-      },
+      structured: binOutcome(settled, b),
       text: lines(
         `Recovering ${binLine(b)} from the recycle bin (deletion ${b.deletion}): ${jobOutcome(settled, { serviceMessage: true })}`,
         settled.finished

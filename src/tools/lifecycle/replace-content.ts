@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
@@ -7,15 +8,7 @@ import { loadEntity } from "../support/entities.js";
 import { generationFacts, pickGeneration } from "../support/files.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines } from "../support/text.js";
-import {
-  bytes,
-  DESTRUCTIVE,
-  fingerprint,
-  type LocalFile,
-  localFile,
-  localPath,
-  uploadStream,
-} from "./params.js";
+import { bytes, DESTRUCTIVE, type LocalFile, localFile, localPath, uploadStream } from "./params.js";
 
 const input = z.object({
   ref: refParam("Content object whose file to replace; find it with `get_entity` (include files)"),

@@ -2,22 +2,14 @@ import { z } from "zod";
 import type { Entity, EntityType } from "../../api/entity.js";
 import { isNotFound } from "../../api/errors.js";
 import type { DeletionAction } from "../../api/lifecycle.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
+import { itemOut, toItem } from "../support/kinds.js";
 import { clip, lines } from "../support/text.js";
-import {
-  contentsPhrase,
-  DESTRUCTIVE,
-  deletionScope,
-  entityOut,
-  fingerprint,
-  inPlace,
-  named,
-  placeOf,
-  retentionRefusal,
-  summaryOf,
-} from "./params.js";
+import { contentsPhrase, inPlace, placeOf, sampleLine } from "../support/writes.js";
+import { DESTRUCTIVE, deletionScope, named, retentionRefusal } from "./params.js";
 
 const input = z.object({
   job: refParam("The deletion's job handle, from `delete_entity` or `recycle_bin` (pending: true)"),
@@ -30,7 +22,7 @@ const input = z.object({
 const output = z.object({
   job: z.string(),
   decision: z.enum(["approve", "reject"]),
-  entity: entityOut,
+  entity: itemOut,
   submittedBy: z.string().optional(),
 });
 
@@ -100,9 +92,7 @@ export default defineTool({
         `${named(e)} ${e.ref} ${inPlace(path)}; security tag ${e.securityTag}.`,
         `Deletion job ${d.id}, ${submitted(d)}${d.total !== undefined ? `; ${d.total} entities in all` : ""}.`,
         ...(scope.titles.length
-          ? [
-              `In it: ${scope.titles.map((t) => `“${t}”`).join(", ")}${scope.folders + scope.assets > scope.titles.length ? ", …" : ""}`,
-            ]
+          ? [sampleLine(scope.titles, scope.folders + scope.assets > scope.titles.length ? ", …" : "")]
           : []),
         "`recover_entity` can bring it back from the recycle bin.",
       ],
@@ -139,7 +129,7 @@ export default defineTool({
       structured: {
         job,
         decision: args.decision,
-        entity: summaryOf(e),
+        entity: toItem(e),
         ...(d.user ? { submittedBy: d.user } : {}),
       },
       text,

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Entity, Identifier } from "../../api/entity.js";
 import { escapeXmlStrict } from "../../api/metadata-build.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import { toUserMessage } from "../../server/errors.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
@@ -8,7 +9,7 @@ import { entityRef } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
-import { buildOrExplain, named, sha256 } from "./params.js";
+import { buildOrExplain, named } from "./params.js";
 
 /** Identifiers read to resolve the changes: far more than an entity has in practice. */
 const MAX_IDENTIFIERS = 500;
@@ -181,7 +182,7 @@ async function resolveOn(e: Entity, args: Args, ctx: ToolContext) {
     .map((i) => `${i.apiId}\t${i.type}\t${i.value}`)
     .sort()
     .join("\n");
-  return { e, where, toChange, toRemove, toAdd, alreadyThere, planned, fingerprint: sha256(state) };
+  return { e, where, toChange, toRemove, toAdd, alreadyThere, planned, fingerprint: fingerprint(state) };
 }
 
 export default defineTool({

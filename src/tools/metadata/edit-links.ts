@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { Link } from "../../api/entity.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
-import { buildOrExplain, named, sha256 } from "./params.js";
+import { buildOrExplain, named } from "./params.js";
 
 /** Dublin Core terms relations, the link types the service and its clients use. */
 const RELATIONS = [
@@ -129,7 +130,7 @@ export default defineTool({
       details: [],
       targets: targetsOf(r.ends).map((t) => ({
         ...t,
-        fingerprint: sha256(`${link.apiId}\t${link.linkType}`),
+        fingerprint: fingerprint(link.apiId, link.linkType),
       })),
     };
   },

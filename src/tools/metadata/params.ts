@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Entity, FragmentRef } from "../../api/entity.js";
 import { XmlParseError } from "../../api/errors.js";
@@ -19,7 +18,7 @@ import { schemaFamilyMatches, schemaMatches, schemaName } from "../support/schem
 import { clip } from "../support/text.js";
 
 /**
- * What the metadata tools share: write hints, fingerprints, naming an entity in a sentence, finding the
+ * What the metadata tools share: write hints, naming an entity in a sentence, finding the
  * fragment of a schema, and turning a value that cannot be written into a message the caller can act on.
  */
 
@@ -30,10 +29,6 @@ export const OVERWRITE = {
   idempotentHint: true,
   openWorldHint: false,
 } as const;
-
-export function sha256(text: string): string {
-  return `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-}
 
 /** `asset “Minute book” 7f3e…` */
 export function named(e: Pick<Entity, "type" | "title" | "ref">): string {

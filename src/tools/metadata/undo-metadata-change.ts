@@ -3,12 +3,13 @@ import type { Entity, EntityType } from "../../api/entity.js";
 import { isNotFound } from "../../api/errors.js";
 import { diffLine, type FieldChange } from "../../api/metadata-build.js";
 import type { AuditEntry } from "../../guards/audit.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type AuditFacts, type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
 import { schemaName } from "../support/schemas.js";
 import { clip, lines } from "../support/text.js";
-import { buildOrExplain, changeOut, MAX_DIFF_LINES, named, OVERWRITE, safeDiff, sha256 } from "./params.js";
+import { buildOrExplain, changeOut, MAX_DIFF_LINES, named, OVERWRITE, safeDiff } from "./params.js";
 
 const input = z.object({
   id: z
@@ -75,7 +76,7 @@ async function prepare(id: string, ctx: ToolContext): Promise<Prepared> {
       previous,
       entity,
       ...(f && xml !== undefined ? { fragmentNow: { mref: f.mref, xml } } : {}),
-      fingerprint: sha256(xml ?? "none"),
+      fingerprint: fingerprint(xml),
       changes: safeDiff(xml, previous.fragment.xml),
     };
   }
@@ -93,7 +94,7 @@ async function prepare(id: string, ctx: ToolContext): Promise<Prepared> {
     entry,
     previous,
     entity,
-    fingerprint: sha256(`${entity.title}\n${entity.description ?? ""}`),
+    fingerprint: fingerprint(entity.title, entity.description),
     changes,
   };
 }

@@ -7,6 +7,7 @@ import {
   rootNamespace,
   standaloneDocument,
 } from "../../api/metadata-build.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { entityRef, refParam } from "../discovery/params.js";
@@ -24,7 +25,6 @@ import {
   OVERWRITE,
   resolveSchema,
   safeDiff,
-  sha256,
 } from "./params.js";
 
 const value = z.string();
@@ -157,7 +157,7 @@ export default defineTool({
           : p.changes.length
             ? diffLines(p.changes)
             : ["The document changes, but no field value does (layout, comments or attributes)."],
-      targets: [{ ref: p.entity.ref, title: p.entity.title, fingerprint: sha256(p.current ?? "none") }],
+      targets: [{ ref: p.entity.ref, title: p.entity.title, fingerprint: fingerprint(p.current) }],
       preview: {
         action: p.action,
         schema: p.schema,

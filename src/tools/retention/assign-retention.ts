@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import * as many from "../support/targets.js";
@@ -13,7 +14,7 @@ import {
   periodText,
   policyParam,
   resolvePolicy,
-} from "./get-retention.js";
+} from "./params.js";
 
 const input = z.object({ ref: assetRef.optional(), ...many.manyParams, policy: policyParam });
 
@@ -33,10 +34,7 @@ async function planAssignments(args: z.infer<typeof input>, ctx: ToolContext) {
       return {
         change: policy.ref,
         line: `keeps ${periodText(policy)}`,
-        fingerprint: items
-          .map((a) => a.apiId)
-          .sort()
-          .join(","),
+        fingerprint: fingerprint(items.map((a) => a.apiId).sort()),
       };
     },
   });

@@ -1,50 +1,12 @@
 import { z } from "zod";
-import type { RetentionPolicy } from "../../api/retention.js";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { mapLimit } from "../support/entities.js";
-import { clip, lines, plural } from "../support/text.js";
-import { periodText } from "./get-retention.js";
+import { lines, plural } from "../support/text.js";
+import { policyLine, policyShape, policyView } from "./params.js";
 
 /** Policies read in full per call; a repository rarely has more. */
 const MAX_POLICIES = 50;
-
-export const policyShape = z.object({
-  ref: z.string(),
-  name: z.string(),
-  description: z.string().optional(),
-  period: z.string(),
-  expiryAction: z.string().optional(),
-  restriction: z.string().optional(),
-  assignable: z.boolean(),
-  securityTag: z.string(),
-});
-
-export function policyView(p: RetentionPolicy): z.infer<typeof policyShape> {
-  return {
-    ref: p.ref,
-    name: p.name,
-    ...(p.description ? { description: p.description } : {}),
-    period: periodText(p),
-    ...(p.expiryAction ? { expiryAction: p.expiryAction } : {}),
-    ...(p.restriction ? { restriction: p.restriction } : {}),
-    assignable: p.assignable,
-    securityTag: p.securityTag,
-  };
-}
-
-/** `"Name" ref: keeps 7 years from …; at expiry REVIEW; restricts DELETE. Description` */
-export function policyLine(p: z.infer<typeof policyShape>): string {
-  return [
-    `"${clip(p.name, 100)}"${p.ref ? ` ${p.ref}` : ""}: keeps ${p.period}`,
-    p.expiryAction && `; at expiry ${p.expiryAction}`,
-    p.restriction && `; restricts ${p.restriction}`,
-    p.assignable ? "" : "; not assignable",
-    p.description && `. ${clip(p.description, 200)}`,
-  ]
-    .filter(Boolean)
-    .join("");
-}
 
 export default defineTool({
   name: "list_retention_policies",

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { PeriodUnit, PolicyInput, RetentionPolicy } from "../../api/retention.js";
-import { digest } from "../admin/params.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { clip, lines } from "../support/text.js";
-import { periodText, policyParam, resolvePolicy } from "./get-retention.js";
-import { policyLine, policyShape, policyView } from "./list-retention-policies.js";
+import { absentTarget, changesPlan } from "../support/writes.js";
+import { periodText, policyLine, policyParam, policyShape, policyView, resolvePolicy } from "./params.js";
 
 /**
  * Retention policies made, changed and deleted from the assistant (managers and administrators, as the
@@ -147,7 +147,7 @@ async function examine(args: Args, ctx: ToolContext): Promise<Examined> {
 }
 
 function policyFingerprint(p: RetentionPolicy): string {
-  return digest(inputOf(p));
+  return fingerprint(inputOf(p));
 }
 
 export default defineTool({
@@ -170,22 +170,16 @@ export default defineTool({
           "Nothing is assigned to it yet: assign it with `assign_retention`.",
           "While an assignment is in force, the asset cannot be deleted.",
         ],
-        // "absent": someone creating the same name in between makes the token stale.
-        targets: [
-          { ref: `policy:${e.after.name}`, title: e.after.name, fingerprint: digest("absent", e.after.name) },
-        ],
+        targets: [absentTarget("policy", e.after.name)],
       };
     const target = { ref: e.before.ref, title: e.before.name, fingerprint: policyFingerprint(e.before) };
     if (e.kind === "update")
-      return {
-        summary: `Change retention policy "${clip(e.before.name, 100)}" ${e.before.ref}`,
-        details: [
-          ...e.changes.map((c) => `  ${c}`),
-          "Assignments made already keep their start dates; their expiry follows the new period.",
-        ],
-        targets: [target],
-        preview: { changes: e.changes },
-      };
+      return changesPlan(
+        `Change retention policy "${clip(e.before.name, 100)}" ${e.before.ref}`,
+        e.changes,
+        "Assignments made already keep their start dates; their expiry follows the new period.",
+        target,
+      );
     return {
       summary: `Delete retention policy ${policyLine(policyView(e.before))}`,
       details: [

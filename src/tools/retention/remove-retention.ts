@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
 import type { RetentionPolicy } from "../../api/retention.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { clip, lines } from "../support/text.js";
@@ -14,7 +14,7 @@ import {
   loadAsset,
   policyParam,
   resolvePolicy,
-} from "./get-retention.js";
+} from "./params.js";
 
 interface Found {
   asset: Entity;
@@ -48,10 +48,10 @@ async function findAssignment(ctx: ToolContext, ref: string, policyName: string)
   return { asset, policy, assignment, othersInForce };
 }
 
-function fingerprint(f: Found): string {
+/** The assignment as the plan saw it: its policy, dates and state. */
+function assignmentFingerprint(f: Found): string {
   const a = f.assignment;
-  const state = [a.apiId, a.policyRef, a.startDate ?? "", a.expires ?? "", String(a.expired), a.period];
-  return `sha256:${createHash("sha256").update(state.join("\n")).digest("hex")}`;
+  return fingerprint(a.apiId, a.policyRef, a.startDate, a.expires, a.expired, a.period);
 }
 
 const input = z.object({ ref: assetRef, policy: policyParam });
@@ -83,7 +83,7 @@ export default defineTool({
             ? "It is in force: after its removal no retention keeps this asset from being deleted."
             : `It is in force; ${f.othersInForce.length} other assignment(s) in force still protect the asset.`,
       ],
-      targets: [{ ref: f.asset.ref, title: f.asset.title, fingerprint: fingerprint(f) }],
+      targets: [{ ref: f.asset.ref, title: f.asset.title, fingerprint: assignmentFingerprint(f) }],
       preview: {
         policy: f.policy.name,
         policyRef: f.policy.ref,

@@ -4,7 +4,7 @@ import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import { clip, lines } from "../support/text.js";
-import { folderPath, spokenPath } from "./params.js";
+import { folderPath, spokenPath } from "../support/writes.js";
 
 const input = z.object({
   title: z.string().trim().min(1).max(1000).describe("Title of the new folder"),

@@ -1,27 +1,25 @@
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
 import { TOP_LEVEL } from "../../api/structure.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { ancestors, loadEntity } from "../support/entities.js";
 import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
-import { spoken } from "../support/kinds.js";
+import { itemOut, spoken, toItem } from "../support/kinds.js";
 import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
 import {
-  ARRANGE,
   type Contents,
-  childCount,
   contentsOut,
   contentsPhrase,
   countContents,
-  entityOut,
-  fingerprint,
   folderPath,
+  sampleLine,
   spokenPath,
-  summaryOf,
-} from "./params.js";
+} from "../support/writes.js";
+import { ARRANGE, childCount } from "./params.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -42,7 +40,7 @@ const place = z.object({ ref: z.string().optional(), path: z.string() });
 
 const output = z.object({
   ...many.jobFieldsWhenOne,
-  entity: entityOut.optional(),
+  entity: itemOut.optional(),
   from: place.optional(),
   to: place,
   /** Many targets: each one's outcome. */
@@ -177,7 +175,10 @@ export default defineTool({
       details: [
         `Folder ${m.entity.ref}; security tag ${m.entity.securityTag}; it keeps its tag and so does everything in it.`,
         `Destination: ${m.destination ? `folder ${m.destination.ref} ${spokenPath(m.toPath)}` : "the top level"}.`,
-        `In it: ${contents.titles.map((t) => `“${t}”`).join(", ")}${m.children > contents.titles.length ? `, … (${m.children} directly inside)` : ""}`,
+        sampleLine(
+          contents.titles,
+          m.children > contents.titles.length ? `, … (${m.children} directly inside)` : "",
+        ),
       ],
       targets: [
         {
@@ -227,7 +228,7 @@ export default defineTool({
     const settled = await settleJob(ctx, job);
     const structured = {
       ...jobState(settled),
-      entity: summaryOf(m.entity),
+      entity: toItem(m.entity),
       from: { ...(m.entity.parentRef ? { ref: m.entity.parentRef } : {}), path: m.fromPath },
       to: { ...(m.destination ? { ref: m.destination.ref } : {}), path: m.toPath },
       ...(contents

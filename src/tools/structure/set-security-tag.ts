@@ -1,23 +1,16 @@
 import { z } from "zod";
 import type { Entity } from "../../api/entity.js";
+import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
-import { spoken } from "../support/kinds.js";
+import { itemOut, spoken, toItem } from "../support/kinds.js";
 import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
-import {
-  type Contents,
-  childCount,
-  contentsOut,
-  contentsPhrase,
-  countContents,
-  entityOut,
-  fingerprint,
-  summaryOf,
-} from "./params.js";
+import { type Contents, contentsOut, contentsPhrase, countContents, sampleLine } from "../support/writes.js";
+import { childCount } from "./params.js";
 
 const input = z.object({
   ref: refParam("Asset or folder (`search`, `browse`)").optional(),
@@ -28,7 +21,7 @@ const input = z.object({
 
 const output = z.object({
   ...many.jobFieldsWhenOne,
-  entity: entityOut.optional(),
+  entity: itemOut.optional(),
   previousTag: z.string().optional(),
   securityTag: z.string(),
   includeDescendants: z.boolean().optional(),
@@ -117,7 +110,10 @@ export default defineTool({
       details: [
         `Folder ${e.ref}: ${e.securityTag} → ${args.tag}.`,
         `Everything inside gets ${args.tag}, whatever its tag now (entities that already have it are skipped); assets' content objects follow their asset.`,
-        `In it: ${contents.titles.map((t) => `“${t}”`).join(", ")}${c.children > contents.titles.length ? `, … (${c.children} directly inside)` : ""}`,
+        sampleLine(
+          contents.titles,
+          c.children > contents.titles.length ? `, … (${c.children} directly inside)` : "",
+        ),
       ],
       targets: [
         {
@@ -153,7 +149,7 @@ export default defineTool({
     const settled = await settleJob(ctx, job);
     const structured = {
       ...jobState(settled),
-      entity: summaryOf(e),
+      entity: toItem(e),
       previousTag: e.securityTag,
       securityTag: args.tag,
       includeDescendants: c.wide,

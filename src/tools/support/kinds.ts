@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { EntitySummary, EntityType } from "../../api/entity.js";
 
 /**
@@ -28,6 +29,9 @@ export interface Item {
   title: string;
 }
 
-export function toItem(e: EntitySummary): Item {
+/** An entity named in a structured answer: ref, kind and title. */
+export const itemOut = z.object({ ref: z.string(), type: z.enum(KINDS), title: z.string() });
+
+export function toItem(e: Pick<EntitySummary, "ref" | "type" | "title">): Item {
   return { ref: e.ref, type: KIND_OF[e.type], title: e.title };
 }
