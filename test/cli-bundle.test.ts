@@ -193,6 +193,16 @@ describe("the bundled CLI", () => {
       await once(child, "exit");
     }
   }, 30_000);
+
+  it("carries undici's Pool but not its index (fetch, WebSocket, cache and mock agents), which a start would run for nothing", () => {
+    const dir = join(pkgDir, "dist", "bundle");
+    const text = readdirSync(dir)
+      .filter((f) => f.endsWith(".cjs"))
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+      .join("\n");
+    expect(text).toContain("// node_modules/undici/lib/dispatcher/pool.js");
+    expect(text).not.toContain("// node_modules/undici/index.js");
+  });
 });
 
 describe("the bundle's code cache", () => {

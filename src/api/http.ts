@@ -1,9 +1,10 @@
 import type { Readable } from "node:stream";
 import type { Logger } from "pino";
-import { type Dispatcher, Pool } from "undici";
+import type { Dispatcher, Pool } from "undici";
 import { silentLogger } from "../log.js";
 import { ForeignUrlError, ServiceError, serviceMessageFrom, UnexpectedResponseError } from "./errors.js";
 import { isMissingEndpointReply } from "./missing-endpoint.js";
+import { LeanPool, poolRequest } from "./undici-lean.js";
 import { parseXml, XmlParseError } from "./xml.js";
 
 /**
@@ -477,7 +478,7 @@ export class HttpClient {
     this.sleep = opts.sleep ?? defaultSleep;
     this.random = opts.random ?? Math.random;
     this.maxBodyBytes = opts.maxBodyBytes ?? MAX_PARSED_BODY;
-    this.pool = new Pool(this.origin, {
+    this.pool = new LeanPool(this.origin, {
       connections: opts.connections ?? 8,
       keepAliveTimeout: opts.keepAliveTimeoutMs ?? 10_000,
       keepAliveMaxTimeout: 60_000,
@@ -547,7 +548,7 @@ export class HttpClient {
       const started = Date.now();
       let res: Dispatcher.ResponseData;
       try {
-        res = await this.pool.request({
+        res = await poolRequest(this.pool, {
           method,
           path,
           headers: { ...headers, ...sent },
