@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
+import type { Preview } from "../helpers/preview.js";
 import { startTestRepository } from "../helpers/repository.js";
 
 /**
@@ -12,10 +13,6 @@ import { startTestRepository } from "../helpers/repository.js";
 
 const KEY_A = `${"a".repeat(16)}-shared-confirmation-key`;
 const KEY_B = `${"b".repeat(16)}-another-confirmation-key`;
-
-interface Preview {
-  confirmationRequired: { token: string; summary: string };
-}
 
 describe.each(ERAS)("confirmation tokens across instances (%s)", (era) => {
   let repo: RunningRepository;

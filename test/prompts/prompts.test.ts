@@ -1,10 +1,9 @@
 import { ProtocolErrorCode } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../repository/server.js";
+import { describe, expect, it } from "vitest";
 import { recentWeekEndings, weekOf } from "../../src/prompts/weekly-operations-report.js";
 import { assetUri, folderUri } from "../../src/resources/uris.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
-import { startTestRepository } from "../helpers/repository.js";
+import { ERAS, type McpHarness, textOf } from "../helpers/mcp.js";
+import { useMcp, useRepository } from "../helpers/use-mcp.js";
 import { DEMO, entity } from "../tools/discovery/demo-facts.js";
 
 /**
@@ -27,9 +26,9 @@ function concreteCalls(text: string): { tool: string; args: Record<string, unkno
 }
 
 describe.each(ERAS)("prompts (%s)", (era) => {
-  let repo: RunningRepository;
-  let all: McpHarness; // every toolset on
-  let plain: McpHarness; // the default toolsets: retention and operations off, no ingest folders
+  const repo = useRepository({ seed: "demo" });
+  const all = useMcp({ repo, era, flags: ["--toolsets", "all"] }); // every toolset on
+  const plain = useMcp({ repo, era }); // the default toolsets: retention and operations off, no ingest folders
 
   const get = async (h: McpHarness, name: string, args: Record<string, string>) => {
     const res = await h.client.getPrompt({ name, arguments: args });
@@ -47,17 +46,6 @@ describe.each(ERAS)("prompts (%s)", (era) => {
   const complete = async (name: string, argument: string, value: string) =>
     (await all.client.complete({ ref: { type: "ref/prompt", name }, argument: { name: argument, value } }))
       .completion.values;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    all = await startMcp({ repo, era, flags: ["--toolsets", "all"] });
-    plain = await startMcp({ repo, era });
-  });
-  afterAll(async () => {
-    await all?.close();
-    await plain?.close();
-    await repo?.close();
-  });
 
   it("lists the prompts with their arguments", async () => {
     const { prompts } = await all.client.listPrompts();

@@ -1,6 +1,5 @@
 import { ProtocolErrorCode } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../repository/server.js";
 import {
   addBitstream,
   addGeneration,
@@ -10,8 +9,9 @@ import {
 import { CSV_MIME, LISTED_RUNS, MAX_REPORT_BYTES } from "../../src/resources/reports.js";
 import { reportUri } from "../../src/resources/uris.js";
 import { formatBytes } from "../../src/tools/support/text.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../helpers/repository.js";
+import { ERAS, textOf } from "../helpers/mcp.js";
+import { authed, login } from "../helpers/repository.js";
+import { useMcp, useRepository } from "../helpers/use-mcp.js";
 
 /**
  * preservation://report/{job}: a real MCP client, our real server, the real repository service. Each report
@@ -28,12 +28,11 @@ const BIG_FILES = 3_000;
 type Contents = { uri: string; mimeType?: string; text?: string; blob?: string }[];
 type Failure = { code: number; message: string; data?: Record<string, unknown> };
 
-let repo: RunningRepository;
+const repo = useRepository({ seed: "demo" });
 let service: (path: string, init?: RequestInit) => Promise<Response>;
 let bigFolder = "";
 
 beforeAll(async () => {
-  repo = await startTestRepository({ seed: "demo" });
   const { db, content } = repo.svc;
   insertEntity(db, { type: "SO", title: ODD_TITLE, securityTag: "open" });
   bigFolder = insertEntity(db, { type: "SO", title: "Report cap fixtures", securityTag: "open" }).ref;
@@ -58,7 +57,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   delete process.env.PRESERVATION_REPORT_PAUSE_MS;
-  await repo?.close();
 });
 
 /** The service's own CSV of a run, as bytes. */
@@ -69,11 +67,7 @@ async function servedCsv(job: string): Promise<Buffer> {
 }
 
 describe.each(ERAS)("preservation://report/{job} (%s)", (era) => {
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(() => mcp?.close());
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
 
   const read = async (uri: string) => (await mcp.client.readResource({ uri })).contents as Contents;
   const failure = async (uri: string): Promise<Failure> => {

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
-import { configEvents, expectHiddenFromCurator, FLAGS, type Preview, serviceJson } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { configEvents, expectHiddenFromCurator, FLAGS, serviceJson } from "./support.js";
 
 const DEMO_DRAFT = "2026 review: PDF/A and TIFF for all content";
 
@@ -22,8 +23,6 @@ interface Draft {
 }
 
 describe.each(ERAS)("apply_migration_policy (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const live = () =>
     serviceJson<{ rules: Rule[]; profiles: { id: string }[] }>(repo, "/api/settings/migration/config");
   const drafts = async () =>
@@ -31,14 +30,8 @@ describe.each(ERAS)("apply_migration_policy (%s)", (era) => {
   const strip = (rules: Rule[]) =>
     rules.map(({ id, priority, profileId, entityRefs }) => ({ id, priority, profileId, entityRefs }));
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
 
   it("a wrong draft gives a clear error naming the drafts there are", async () => {
     const res = await mcp.raw("apply_migration_policy", { draft: "no such draft" });

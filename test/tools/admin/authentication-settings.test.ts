@@ -1,16 +1,14 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { IDP_CERT_SHA256, IDP_METADATA } from "../../repository/system/idp-fixture.js";
-import { configEvents, expectHiddenFromCurator, FLAGS, type Preview, serviceJson } from "./support.js";
+import { configEvents, expectHiddenFromCurator, FLAGS, serviceJson } from "./support.js";
 
 describe.each(ERAS)("authentication_settings (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const auditLog = join(mkdtempSync(join(tmpdir(), "auth-settings-audit-")), "audit.jsonl");
   const audited = () =>
     existsSync(auditLog)
@@ -23,19 +21,13 @@ describe.each(ERAS)("authentication_settings (%s)", (era) => {
     (await serviceJson<{ maxSessionLifetimeMins: number }>(repo, "/api/auth-management/auth/configuration"))
       .maxSessionLifetimeMins;
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({
-      user: "manager",
-      flags: FLAGS,
-      era,
-      repo,
-      env: { PRESERVATION_AUDIT_LOG: auditLog },
-    });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({
+    user: "manager",
+    flags: FLAGS,
+    era,
+    repo,
+    env: { PRESERVATION_AUDIT_LOG: auditLog },
   });
 
   it("reads the configuration; changes the session lifetime only once confirmed, exactly as previewed", async () => {

@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { configEvents, expectHiddenFromCurator, FLAGS, type Preview, serviceJson } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { configEvents, expectHiddenFromCurator, FLAGS, serviceJson } from "./support.js";
 
 interface Adapter {
   id: string;
@@ -27,8 +27,6 @@ const OFFSITE = "Offsite replica (S3, eu-west-2)";
 const COLD = "Cold tier (Glacier Deep Archive)";
 
 describe.each(ERAS)("change_storage (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const auditLog = join(mkdtempSync(join(tmpdir(), "storage-audit-")), "audit.jsonl");
   const adapters = async () =>
     (await serviceJson<{ adapters: Adapter[] }>(repo, "/api/storage/adapters")).adapters;
@@ -36,14 +34,8 @@ describe.each(ERAS)("change_storage (%s)", (era) => {
   const files = async () =>
     (await serviceJson<{ bitstreams: { count: number } }>(repo, "/api/storage/quota")).bitstreams.count;
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
 
   it("adds an adapter exactly as previewed (the preview adds nothing), then removes it", async () => {
     const args = {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
 interface Answer {
@@ -20,21 +19,10 @@ interface Answer {
 }
 
 /** Nothing here writes: both eras read one repository. */
-let repo: RunningRepository;
-beforeAll(async () => {
-  repo = await startTestRepository({ seed: "demo" });
-});
-afterAll(() => repo?.close());
+const repo = useRepository({ seed: "demo" });
 
 describe.each(ERAS)("configuration_history (%s)", (era) => {
-  let mcp: McpHarness;
-
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-  });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
 
   it("lists config events newest first with the session lifetime, bounded and paged", async () => {
     const res = await mcp.raw("configuration_history", { limit: 2 });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
 interface Answer {
@@ -18,21 +17,10 @@ interface Answer {
 }
 
 /** Nothing here writes: both eras read one repository. */
-let repo: RunningRepository;
-beforeAll(async () => {
-  repo = await startTestRepository({ seed: "demo" });
-});
-afterAll(() => repo?.close());
+const repo = useRepository({ seed: "demo" });
 
 describe.each(ERAS)("format_registry (%s)", (era) => {
-  let mcp: McpHarness;
-
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-  });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
 
   it("looks a format up by PUID with its rule sets and the live migration profiles that name it", async () => {
     const res = await mcp.raw("format_registry", { puid: "fmt/18" });

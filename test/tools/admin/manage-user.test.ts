@@ -1,21 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { addUser, configEvents, expectHiddenFromCurator, FLAGS, userEnabled } from "./support.js";
 
-interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    targets: { ref: string; title: string }[];
-    preview?: Record<string, unknown>;
-    token: string;
-  };
-}
 interface Answer {
   user: { userName: string; enabled: boolean };
   previouslyEnabled: boolean;
@@ -41,18 +33,10 @@ async function userRoles(repo: RunningRepository, name: string): Promise<string[
 }
 
 describe.each(ERAS)("manage_user (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const auditLog = join(mkdtempSync(join(tmpdir(), "admin-audit-")), "audit.jsonl");
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
 
   it("previews disabling a user (changing nothing), then disables exactly that once confirmed; the config event is recorded", async () => {
     const name = await addUser(repo, `volunteer.${era.slice(0, 4)}a`, "Vera Volunteer");

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
 interface Rule {
@@ -26,21 +25,10 @@ interface Answer {
 }
 
 /** Nothing here writes: both eras read one repository. */
-let repo: RunningRepository;
-beforeAll(async () => {
-  repo = await startTestRepository({ seed: "demo" });
-});
-afterAll(() => repo?.close());
+const repo = useRepository({ seed: "demo" });
 
 describe.each(ERAS)("migration_policy (%s)", (era) => {
-  let mcp: McpHarness;
-
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-  });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
 
   it("lists the live rules by priority with the titles of what they cover, and the drafts", async () => {
     const res = await mcp.raw("migration_policy", {});

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
 interface Answer {
@@ -20,17 +20,8 @@ interface Answer {
 }
 
 describe.each(ERAS)("storage_and_limits (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
 
   it("says Yes, with the figure, once storage passes 80% of the quota", async () => {
     const before = (await mcp.raw("storage_and_limits", {})).structuredContent as unknown as Answer;

@@ -51,17 +51,6 @@ export async function userEnabled(repo: RunningRepository, name: string): Promis
   return /<Enabled>true<\/Enabled>/.test(xml);
 }
 
-/** A confirmation preview as the guard answers it (nothing changed yet). */
-export interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    targets: { ref: string; title: string }[];
-    preview?: Record<string, unknown>;
-    token: string;
-  };
-}
-
 /** Reads a service route as the manager (an administrator), straight over HTTP: the read-back of a test. */
 export async function serviceJson<T>(repo: RunningRepository, path: string): Promise<T> {
   const get = authed(repo.url, (await login(repo.url, "manager")).token);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
 interface Answer {
@@ -14,21 +13,10 @@ interface Answer {
 }
 
 /** Nothing here writes: both eras read one repository. */
-let repo: RunningRepository;
-beforeAll(async () => {
-  repo = await startTestRepository({ seed: "demo" });
-});
-afterAll(() => repo?.close());
+const repo = useRepository({ seed: "demo" });
 
 describe.each(ERAS)("users_and_access (%s)", (era) => {
-  let mcp: McpHarness;
-
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-  });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
 
   it("answers who can see what: users with roles, temporary users, role holders, tag permissions", async () => {
     const res = await mcp.raw("users_and_access", {});

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
 import { startTestRepository } from "../../helpers/repository.js";
 import {
   accessionDocs,
@@ -34,16 +35,6 @@ interface Answer {
   refusedLines?: number[];
   job?: string;
 }
-interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    targets: { ref: string; title: string }[];
-    preview?: Record<string, unknown>;
-    token: string;
-  };
-}
-
 const OUTCOME_ITEM = { add: "done", update: "done", unchanged: "skipped", refused: "failed" } as const;
 
 describe.each(ERAS)("csv_metadata_edit (%s)", (era) => {

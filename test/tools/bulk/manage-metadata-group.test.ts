@@ -1,12 +1,14 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEMO_METADATA_GROUP } from "../../../repository/seed/metadata-groups.js";
 import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
-import { expectHiddenFromCurator, FLAGS, type Preview } from "../admin/support.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { confirmed, type Preview } from "../../helpers/preview.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { expectHiddenFromCurator, FLAGS } from "../admin/support.js";
 
 interface Answer {
   group: { id: string; name: string; schemaUri: string; fields: { id: string; values?: string[] }[] };
@@ -23,29 +25,14 @@ async function groupOnWire(
 }
 
 describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const auditLog = join(mkdtempSync(join(tmpdir(), "groups-audit-")), "audit.jsonl");
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
 
-  async function confirmed(args: Record<string, unknown>, check?: (p: Preview) => Promise<void> | void) {
-    const p = await mcp.call<Preview>("manage_metadata_group", args);
-    await check?.(p);
-    const res = await mcp.raw("manage_metadata_group", {
-      ...args,
-      confirmation: p.confirmationRequired.token,
-    });
-    expect(res.isError, textOf(res)).toBeFalsy();
-    return { answer: res.structuredContent as unknown as Answer, text: textOf(res), preview: p };
-  }
+  /** Calls with the arguments, lets `check` look at the preview (nothing changed yet), then confirms. */
+  const confirm = (args: Record<string, unknown>, check?: (p: Preview) => Promise<void> | void) =>
+    confirmed<Answer>(mcp, "manage_metadata_group", args, check);
 
   it("creates a group after a preview that changes nothing; a CSV edit can use it at once; audited", async () => {
     const name = `Digitisation ${era}`;
@@ -58,7 +45,7 @@ describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
         { id: "scanned_on", type: "DATE" },
       ],
     };
-    const { answer, text } = await confirmed(args, async (p) => {
+    const { answer, text } = await confirm(args, async (p) => {
       expect(p.confirmationRequired.summary).toBe(`Create metadata group "${name}" with 2 field(s)`);
       expect(p.confirmationRequired.details).toEqual([
         '  status "Status" STRING one of To scan, Scanned',
@@ -101,12 +88,12 @@ describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
 
   it("adds, changes and removes fields, keeping what it does not set, and renames; the schema URI stays", async () => {
     const name = `Survey ${era}`;
-    const made = await confirmed({
+    const made = await confirm({
       action: "create",
       name,
       fields: [{ id: "grade" }, { id: "note", type: "LONGSTRING" }],
     });
-    const { answer, preview } = await confirmed({
+    const { answer, preview } = await confirm({
       action: "update",
       group: name,
       name: `${name} (2026)`,
@@ -132,9 +119,9 @@ describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
 
   it("refuses a stale confirmation (the group changed after the preview), then deletes once confirmed afresh", async () => {
     const name = `Temporary ${era}`;
-    const made = await confirmed({ action: "create", name, fields: [{ id: "x" }] });
+    const made = await confirm({ action: "create", name, fields: [{ id: "x" }] });
     const p = await mcp.call<Preview>("manage_metadata_group", { action: "delete", group: name });
-    await confirmed({ action: "update", group: name, description: "changed meanwhile" });
+    await confirm({ action: "update", group: name, description: "changed meanwhile" });
     const res = await mcp.raw("manage_metadata_group", {
       action: "delete",
       group: name,
@@ -144,7 +131,7 @@ describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
     expect(textOf(res)).toContain("changed since the preview; nothing was changed");
     expect(await groupOnWire(repo, made.answer.group.id)).toBeDefined();
 
-    const { text } = await confirmed({ action: "delete", group: made.answer.group.id });
+    const { text } = await confirm({ action: "delete", group: made.answer.group.id });
     expect(text).toBe(`Deleted metadata group "${name}" (id ${made.answer.group.id}).`);
     expect(await groupOnWire(repo, made.answer.group.id)).toBeUndefined();
   });

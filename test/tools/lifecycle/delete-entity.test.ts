@@ -1,28 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { describe, expect, it } from "vitest";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { findPolicy } from "../../../repository/store/retention/read.js";
 import { assignPolicy, createPolicy } from "../../../repository/store/retention/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { binRefs, exists, makeTree, type Preview, settle } from "./support.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { binRefs, exists, makeTree, settle } from "./support.js";
 
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("delete_entity (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let curator: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-    curator = await startMcp({ user: "curator", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await curator?.close();
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const curator = useMcp({ user: "curator", flags: FLAGS, repo, era });
+  const reader = useMcp({ user: "reader", flags: FLAGS, repo, era });
 
   it("previews a folder's deletion with its contents and changes nothing", async () => {
     const t = makeTree(repo, "Estate papers");
@@ -218,20 +209,9 @@ describe.each(ERAS)("delete_entity (%s)", (era) => {
   });
 
   it("is not listed for a reader, and the Delete tools are not listed for a curator", async () => {
-    const reader = await startMcp({ user: "reader", flags: FLAGS, repo, era });
-    try {
-      const names = (await reader.client.listTools()).tools.map((t) => t.name);
-      for (const n of [
-        "delete_entity",
-        "review_deletion",
-        "final_delete",
-        "recover_entity",
-        "replace_content",
-      ])
-        expect(names).not.toContain(n);
-    } finally {
-      await reader.close();
-    }
+    const readerNames = (await reader.client.listTools()).tools.map((t) => t.name);
+    for (const n of ["delete_entity", "review_deletion", "final_delete", "recover_entity", "replace_content"])
+      expect(readerNames).not.toContain(n);
     // This service gives Delete (deleting, recovering) to managers only: a curator sees none of those tools.
     const names = (await curator.client.listTools()).tools.map((t) => t.name);
     expect(names).toContain("recycle_bin");

@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { binRefs, deleteToBin, exists, makeTree, type Preview } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { binRefs, deleteToBin, exists, makeTree } from "./support.js";
 
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("final_delete (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const curator = useMcp({ user: "curator", flags: FLAGS, repo, era });
 
   it("previews (cannot be undone, nothing changed), then removes the deletion for good", async () => {
     const t = makeTree(repo, "Gone for good");
@@ -52,13 +45,8 @@ describe.each(ERAS)("final_delete (%s)", (era) => {
     const res = await mcp.raw("final_delete", { ref: t.a1.ref });
     expect(textOf(res)).toMatch(/only deleted entities can be deleted for good.*Nothing was deleted\.$/);
     expect(await exists(repo, "information-objects", t.a1.ref)).toBe(true);
-    const curator = await startMcp({ user: "curator", flags: FLAGS, repo, era });
-    try {
-      const names = (await curator.client.listTools()).tools.map((x) => x.name);
-      expect(names).not.toContain("final_delete");
-      expect(names).toContain("recycle_bin");
-    } finally {
-      await curator.close();
-    }
+    const names = (await curator.client.listTools()).tools.map((x) => x.name);
+    expect(names).not.toContain("final_delete");
+    expect(names).toContain("recycle_bin");
   });
 });

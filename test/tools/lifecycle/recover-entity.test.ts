@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { binRefs, deleteToBin, exists, makeTree } from "./support.js";
 
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("recover_entity (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const curator = useMcp({ user: "curator", flags: FLAGS, repo, era });
 
   it("brings a deleted folder back with everything deleted with it", async () => {
     const t = makeTree(repo, "Recovered papers");
@@ -54,12 +46,7 @@ describe.each(ERAS)("recover_entity (%s)", (era) => {
   });
 
   it("is not offered to a curator (this service lets only holders of Delete recover)", async () => {
-    const curator = await startMcp({ user: "curator", flags: FLAGS, repo, era });
-    try {
-      const names = (await curator.client.listTools()).tools.map((t) => t.name);
-      expect(names).not.toContain("recover_entity");
-    } finally {
-      await curator.close();
-    }
+    const names = (await curator.client.listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain("recover_entity");
   });
 });

@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
 import { startTestRepository } from "../../helpers/repository.js";
-import { type Preview, settle } from "./support.js";
+import { settle } from "./support.js";
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 

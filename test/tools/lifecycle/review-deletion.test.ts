@@ -1,22 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { binRefs, exists, makeTree, type Preview, settle } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { binRefs, exists, makeTree, settle } from "./support.js";
 
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("review_deletion (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const curator = useMcp({ user: "curator", flags: FLAGS, repo, era });
 
   async function submit(ref: string, comment = "no longer needed"): Promise<string> {
     // approve: false: the manager leaves it awaiting approval (review_deletion's subject).
@@ -119,12 +112,7 @@ describe.each(ERAS)("review_deletion (%s)", (era) => {
   });
 
   it("is hidden from a curator", async () => {
-    const curator = await startMcp({ user: "curator", flags: FLAGS, repo, era });
-    try {
-      const names = (await curator.client.listTools()).tools.map((t) => t.name);
-      expect(names).not.toContain("review_deletion");
-    } finally {
-      await curator.close();
-    }
+    const names = (await curator.client.listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain("review_deletion");
   });
 });

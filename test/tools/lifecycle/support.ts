@@ -1,18 +1,9 @@
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
+import type { Preview } from "../../helpers/preview.js";
 import { authed, login } from "../../helpers/repository.js";
 
 /** Shared by the lifecycle tool tests: fresh targets of their own, and waiting for an action to settle. */
-
-export interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    targets: { ref: string; title: string }[];
-    preview?: Record<string, unknown>;
-    token: string;
-  };
-}
 
 /** A folder holding a subfolder and two assets (one in each), all open. */
 export function makeTree(repo: RunningRepository, title: string) {

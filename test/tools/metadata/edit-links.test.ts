@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { describe, expect, it } from "vitest";
 import { addLink } from "../../../repository/store/entities/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { asset, type Preview, storeDigest } from "./support.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { asset, storeDigest } from "./support.js";
 
 interface Links {
   links: { relation: string; direction: string; ref: string; title: string }[];
 }
 
 describe.each(ERAS)("edit_links (%s)", (era) => {
-  let repo: RunningRepository;
-  let curator: McpHarness;
-  let reader: McpHarness;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    curator = await startMcp({ user: "curator", flags: ["--toolsets", "all"], era, repo });
-    reader = await startMcp({ user: "reader", flags: ["--toolsets", "all"], era, repo });
-  });
-  afterAll(async () => {
-    await reader?.close();
-    await curator?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "none" });
+  const curator = useMcp({ user: "curator", flags: ["--toolsets", "all"], era, repo });
+  const reader = useMcp({ user: "reader", flags: ["--toolsets", "all"], era, repo });
 
   const linksOf = async (ref: string) =>
     (await curator.call<Links>("get_entity", { ref, include: ["links"] })).links;

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import type { RunningRepository } from "../../../repository/server.js";
 import { addFragment, type EntityRow, insertEntity } from "../../../repository/store/entities/write.js";
 import { applyFields, DUBLIN_CORE, type FieldValue, OAI_DC_SCHEMA } from "../../../src/api/metadata-build.js";
+import type { Era } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 /**
  * What the metadata tool tests share: fixtures written straight into the service's store (each test its own),
@@ -67,6 +69,22 @@ export function storeDigest(repo: RunningRepository): string {
   return h.digest("hex");
 }
 
+/**
+ * What each metadata tool test starts with: a store of its own (no demo collection) and a curator whose changes
+ * are written to `auditLog` (the undo tool reads it back); other people are added with `useMcp` on `repo`.
+ */
+export function useAuditedCurator(era: Era) {
+  const auditLog = tempAuditLog();
+  const repo = useRepository({ seed: "none" });
+  const curator = useMcp({
+    user: "curator",
+    flags: ["--toolsets", "all", "--audit-log", auditLog],
+    era,
+    repo,
+  });
+  return { auditLog, repo, curator };
+}
+
 export function tempAuditLog(): string {
   return join(mkdtempSync(join(tmpdir(), "metadata-audit-")), "audit.jsonl");
 }
@@ -85,13 +103,4 @@ export function auditLines(file: string): Record<string, unknown>[] {
 /** The audit entry id an answer's text names ("Audit entry <id>: …"). */
 export function auditIdIn(text: string): string | undefined {
   return /Audit entry ([0-9a-f-]{36})/.exec(text)?.[1];
-}
-
-export interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    token: string;
-    targets: { ref: string; title: string }[];
-  };
 }

@@ -1,56 +1,29 @@
 import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { describe, expect, it } from "vitest";
 import { applyFields, DUBLIN_CORE } from "../../../src/api/metadata-build.js";
 import { metadataFields } from "../../../src/api/metadata-fields.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { confirmed, type Preview } from "../../helpers/preview.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import {
   asset,
   assetWithDc,
   auditIdIn,
   fragmentsOf,
   OAI_DC_SCHEMA,
-  type Preview,
   storeDigest,
-  tempAuditLog,
+  useAuditedCurator,
 } from "./support.js";
 
 describe.each(ERAS)("undo_metadata_change (%s)", (era) => {
-  let repo: RunningRepository;
-  let curator: McpHarness;
-  let noLog: McpHarness;
-  const auditLog = tempAuditLog();
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    curator = await startMcp({
-      user: "curator",
-      flags: ["--toolsets", "all", "--audit-log", auditLog],
-      era,
-      repo,
-    });
-    noLog = await startMcp({ user: "curator", flags: ["--toolsets", "all"], era, repo });
-  });
-  afterAll(async () => {
-    await noLog?.close();
-    await curator?.close();
-    await repo?.close();
-  });
-
-  /** Calls a confirmed tool: preview, then the call with its token; returns the answer text. */
-  async function confirmed(name: string, args: Record<string, unknown>) {
-    const p = await curator.call<Preview>(name, args);
-    const res = await curator.raw(name, { ...args, confirmation: p.confirmationRequired.token });
-    expect(res.isError, textOf(res)).toBeFalsy();
-    return { preview: p.confirmationRequired, text: textOf(res), res };
-  }
+  const { auditLog, repo, curator } = useAuditedCurator(era);
+  const noLog = useMcp({ user: "curator", flags: ["--toolsets", "all"], era, repo });
 
   it("puts back an overwritten fragment after confirmation, and the undo can itself be undone", async () => {
     const { asset: a, mref } = assetWithDc(repo, { title: "Original", creator: "Clerk" });
     const original = metadataFields(fragmentsOf(repo, a.ref)[0]?.content as string);
-    const change = await confirmed("update_metadata", {
+    const change = await confirmed(curator, "update_metadata", {
       ref: a.ref,
       fields: { title: "Wrong", creator: null },
     });
@@ -81,8 +54,11 @@ describe.each(ERAS)("undo_metadata_change (%s)", (era) => {
     expect(now.map((f) => f.mref)).toEqual([mref]);
     expect(metadataFields(now[0]?.content as string)).toEqual(original);
 
-    const redo = await confirmed("undo_metadata_change", { id: auditIdIn(textOf(res)) });
-    expect(redo.preview.details).toEqual(['  title: "Original" → "Wrong"', '  creator: "Clerk" → (none)']);
+    const redo = await confirmed(curator, "undo_metadata_change", { id: auditIdIn(textOf(res)) });
+    expect(redo.preview.confirmationRequired.details).toEqual([
+      '  title: "Original" → "Wrong"',
+      '  creator: "Clerk" → (none)',
+    ]);
     expect(metadataFields(fragmentsOf(repo, a.ref)[0]?.content as string).fields).toEqual([
       { name: "title", value: "Wrong" },
     ]);
@@ -90,10 +66,12 @@ describe.each(ERAS)("undo_metadata_change (%s)", (era) => {
 
   it("brings back a deleted fragment", async () => {
     const { asset: a } = assetWithDc(repo, { title: "Keep me", subject: "s" });
-    const del = await confirmed("update_metadata", { ref: a.ref, delete: true });
+    const del = await confirmed(curator, "update_metadata", { ref: a.ref, delete: true });
     expect(fragmentsOf(repo, a.ref)).toEqual([]);
-    const undo = await confirmed("undo_metadata_change", { id: auditIdIn(del.text) });
-    expect(undo.preview.summary).toMatch(/deleted since: it comes back as a new fragment/);
+    const undo = await confirmed(curator, "undo_metadata_change", { id: auditIdIn(del.text) });
+    expect(undo.preview.confirmationRequired.summary).toMatch(
+      /deleted since: it comes back as a new fragment/,
+    );
     const now = fragmentsOf(repo, a.ref);
     expect(now).toHaveLength(1);
     expect(now[0]?.schema_uri).toBe(OAI_DC_SCHEMA);
@@ -106,8 +84,8 @@ describe.each(ERAS)("undo_metadata_change (%s)", (era) => {
   it("puts back a title and description", async () => {
     const a = asset(repo, "Right title", { description: "Right description" });
     const res = await curator.raw("update_entity", { ref: a.ref, title: "Wrong title", description: "" });
-    const undo = await confirmed("undo_metadata_change", { id: auditIdIn(textOf(res)) });
-    expect(undo.preview.details).toEqual([
+    const undo = await confirmed(curator, "undo_metadata_change", { id: auditIdIn(textOf(res)) });
+    expect(undo.preview.confirmationRequired.details).toEqual([
       '  title: "Wrong title" → "Right title"',
       '  description: (none) → "Right description"',
     ]);

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { asset, auditIdIn, auditLines, HOSTILE, storeDigest, tempAuditLog } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp } from "../../helpers/use-mcp.js";
+import { asset, auditIdIn, auditLines, HOSTILE, storeDigest, useAuditedCurator } from "./support.js";
 
 interface Answer {
   ref: string;
@@ -16,26 +15,8 @@ interface Got {
 }
 
 describe.each(ERAS)("update_entity (%s)", (era) => {
-  let repo: RunningRepository;
-  let curator: McpHarness;
-  let reader: McpHarness;
-  const auditLog = tempAuditLog();
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    curator = await startMcp({
-      user: "curator",
-      flags: ["--toolsets", "all", "--audit-log", auditLog],
-      era,
-      repo,
-    });
-    reader = await startMcp({ user: "reader", flags: ["--toolsets", "all"], era, repo });
-  });
-  afterAll(async () => {
-    await reader?.close();
-    await curator?.close();
-    await repo?.close();
-  });
+  const { auditLog, repo, curator } = useAuditedCurator(era);
+  const reader = useMcp({ user: "reader", flags: ["--toolsets", "all"], era, repo });
 
   it("changes a title without asking, answers before → after and keeps the old values in the audit log", async () => {
     const a = asset(repo, "Minute book 1850", { description: "Bound volume" });

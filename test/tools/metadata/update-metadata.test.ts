@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { describe, expect, it } from "vitest";
 import { addFragment } from "../../../repository/store/entities/write.js";
 import { metadataFields } from "../../../src/api/metadata-fields.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import {
   asset,
   assetWithDc,
@@ -12,9 +12,8 @@ import {
   fragmentsOf,
   HOSTILE,
   OAI_DC_SCHEMA,
-  type Preview,
   storeDigest,
-  tempAuditLog,
+  useAuditedCurator,
 } from "./support.js";
 
 interface Answer {
@@ -31,26 +30,9 @@ interface Fields {
 }
 
 describe.each(ERAS)("update_metadata (%s)", (era) => {
-  let repo: RunningRepository;
-  let curator: McpHarness;
-  let reader: McpHarness;
-  const auditLog = tempAuditLog();
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    curator = await startMcp({
-      user: "curator",
-      flags: ["--toolsets", "all", "--audit-log", auditLog],
-      era,
-      repo,
-    });
-    reader = await startMcp({ user: "reader", flags: ["--toolsets", "all"], era, repo });
-  });
-  afterAll(async () => {
-    await reader?.close();
-    await curator?.close();
-    await repo?.close();
-  });
+  const { auditLog, repo, curator } = useAuditedCurator(era);
+  const reader = useMcp({ user: "reader", flags: ["--toolsets", "all"], era, repo });
+  const manager = useMcp({ user: "manager", flags: ["--toolsets", "all"], era, repo });
 
   const readBack = async (ref: string, schema = "oai_dc") =>
     (await curator.call<Fields>("read_metadata", { ref, schema })).fields;
@@ -178,25 +160,20 @@ describe.each(ERAS)("update_metadata (%s)", (era) => {
   });
 
   it("fills a metadata group's fields by the group's name, checking its rules", async () => {
-    const manager = await startMcp({ user: "manager", flags: ["--toolsets", "all"], era, repo });
-    try {
-      await manager.deps.session.http.request({
-        method: "POST",
-        path: "/api/metadata/groups/",
-        body: JSON.stringify({
-          name: `Condition ${era}`,
-          fields: [
-            { id: "grade", name: "Grade", values: ["good", "poor"] },
-            { id: "note", name: "Note", maxOccurs: -1 },
-          ],
-        }),
-        headers: { "content-type": "application/json" },
-        operation: "test.group",
-        idempotent: false,
-      });
-    } finally {
-      await manager.close();
-    }
+    await manager.deps.session.http.request({
+      method: "POST",
+      path: "/api/metadata/groups/",
+      body: JSON.stringify({
+        name: `Condition ${era}`,
+        fields: [
+          { id: "grade", name: "Grade", values: ["good", "poor"] },
+          { id: "note", name: "Note", maxOccurs: -1 },
+        ],
+      }),
+      headers: { "content-type": "application/json" },
+      operation: "test.group",
+      idempotent: false,
+    });
     const a = asset(repo);
     const bad = await curator.raw("update_metadata", {
       ref: a.ref,

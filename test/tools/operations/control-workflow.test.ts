@@ -4,13 +4,10 @@ import type { RunningRepository } from "../../../repository/server.js";
 import { OperationsApi } from "../../../src/api/operations.js";
 import { Session } from "../../../src/session/session.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
 import { DEMO_USERS, startTestRepository } from "../../helpers/repository.js";
 
 const FLAGS = ["--toolsets", "all"];
-
-interface Preview {
-  confirmationRequired: { token: string; summary: string; details: string[] };
-}
 
 describe.each(ERAS)("control_workflow (%s)", (era) => {
   let repo: RunningRepository;

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 const FLAGS = ["--toolsets", "all"];
 
@@ -13,16 +12,9 @@ interface Answer {
 }
 
 describe.each(ERAS)("processes (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const reader = useMcp({ user: "reader", flags: FLAGS, repo, era });
 
   it("names the failed OPEX ingest and why, with the history by day", async () => {
     const res = await mcp.raw("processes", { from: "2026-01-15", to: "2026-01-21" });
@@ -66,15 +58,10 @@ describe.each(ERAS)("processes (%s)", (era) => {
   });
 
   it("is listed for a reader, who sees only their own processes", async () => {
-    const reader = await startMcp({ user: "reader", flags: FLAGS, repo, era });
-    try {
-      const names = (await reader.client.listTools()).tools.map((t) => t.name);
-      expect(names).toContain("processes");
-      const a = await reader.call<Answer>("processes", { from: "2026-01-15", to: "2026-01-21" });
-      expect(a.failedTotal).toBe(0);
-    } finally {
-      await reader.close();
-    }
+    const names = (await reader.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("processes");
+    const a = await reader.call<Answer>("processes", { from: "2026-01-15", to: "2026-01-21" });
+    expect(a.failedTotal).toBe(0);
   });
 
   it("refuses a bad window and an unknown process", async () => {

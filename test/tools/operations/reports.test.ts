@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { describe, expect, it } from "vitest";
 import { OperationsApi } from "../../../src/api/operations.js";
 import { reportUri } from "../../../src/resources/uris.js";
 import { formatBytes } from "../../../src/tools/support/text.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { ERAS, type McpHarness, textOf } from "../../helpers/mcp.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 const FLAGS = ["--toolsets", "all"];
 
@@ -33,16 +33,9 @@ async function finish(mcp: McpHarness, job: string): Promise<string> {
 }
 
 describe.each(ERAS)("reports (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const reader = useMcp({ user: "reader", flags: FLAGS, repo, era });
 
   it("lists the reports and the seeded runs", async () => {
     const res = await mcp.raw("reports", {});
@@ -123,24 +116,19 @@ describe.each(ERAS)("reports (%s)", (era) => {
   });
 
   it("a reader runs a report over what they may read, and cannot read the manager's runs", async () => {
-    const reader = await startMcp({ user: "reader", flags: FLAGS, repo, era });
-    try {
-      expect((await reader.client.listTools()).tools.map((t) => t.name)).toContain("reports");
-      const run = await reader.call<{ job: string }>("reports", {
-        action: "run",
-        report: "storage-by-folder",
-      });
-      expect(await finish(reader, run.job)).toBe("COMPLETED");
-      const r = await reader.call<Result>("reports", { action: "result", job: run.job });
-      expect(r.result.securityTags).toEqual(["open"]);
-      const mine = await reader.call<Listing>("reports", {});
-      expect(mine.runs.every((x) => x.user === "reader")).toBe(true);
-      const managers = (await mcp.call<Listing>("reports", {})).runs.find((x) => x.user === "manager");
-      const refused = await reader.raw("reports", { action: "result", job: managers?.job ?? "" });
-      expect(refused.isError).toBe(true);
-      expect(textOf(refused)).toMatch(/403|not allowed|permission/i);
-    } finally {
-      await reader.close();
-    }
+    expect((await reader.client.listTools()).tools.map((t) => t.name)).toContain("reports");
+    const run = await reader.call<{ job: string }>("reports", {
+      action: "run",
+      report: "storage-by-folder",
+    });
+    expect(await finish(reader, run.job)).toBe("COMPLETED");
+    const r = await reader.call<Result>("reports", { action: "result", job: run.job });
+    expect(r.result.securityTags).toEqual(["open"]);
+    const mine = await reader.call<Listing>("reports", {});
+    expect(mine.runs.every((x) => x.user === "reader")).toBe(true);
+    const managers = (await mcp.call<Listing>("reports", {})).runs.find((x) => x.user === "manager");
+    const refused = await reader.raw("reports", { action: "result", job: managers?.job ?? "" });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(/403|not allowed|permission/i);
   });
 });

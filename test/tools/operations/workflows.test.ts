@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 const FLAGS = ["--toolsets", "all"];
 
@@ -13,16 +12,9 @@ interface Listing {
 }
 
 describe.each(ERAS)("workflows (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
+  const reader = useMcp({ user: "reader", flags: FLAGS, repo, era });
 
   it("lists instances newest first, pages them, and filters", async () => {
     const first = await mcp.call<Listing>("workflows", { limit: 3 });
@@ -61,13 +53,8 @@ describe.each(ERAS)("workflows (%s)", (era) => {
   });
 
   it("is listed for a reader, who sees only their own instances", async () => {
-    const reader = await startMcp({ user: "reader", flags: FLAGS, repo, era });
-    try {
-      expect((await reader.client.listTools()).tools.map((t) => t.name)).toContain("workflows");
-      const l = await reader.call<Listing>("workflows", {});
-      expect(l.instances.every((i) => i.creator === "reader")).toBe(true);
-    } finally {
-      await reader.close();
-    }
+    expect((await reader.client.listTools()).tools.map((t) => t.name)).toContain("workflows");
+    const l = await reader.call<Listing>("workflows", {});
+    expect(l.instances.every((i) => i.creator === "reader")).toBe(true);
   });
 });

@@ -1,12 +1,14 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEMO_RETENTION_POLICIES } from "../../../repository/seed/retention.js";
 import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
-import { expectHiddenFromCurator, FLAGS, type Preview } from "../admin/support.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { confirmed, type Preview } from "../../helpers/preview.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { expectHiddenFromCurator, FLAGS } from "../admin/support.js";
 import { newAsset } from "./fixtures.js";
 
 interface Answer {
@@ -23,30 +25,14 @@ async function policyOnWire(repo: RunningRepository, ref: string): Promise<strin
 }
 
 describe.each(ERAS)("manage_retention_policy (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const auditLog = join(mkdtempSync(join(tmpdir(), "retention-audit-")), "audit.jsonl");
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });
 
   /** Calls with the arguments, checks the preview changed nothing, then confirms. */
-  async function confirmed(args: Record<string, unknown>, check?: (p: Preview) => Promise<void> | void) {
-    const p = await mcp.call<Preview>("manage_retention_policy", args);
-    await check?.(p);
-    const res = await mcp.raw("manage_retention_policy", {
-      ...args,
-      confirmation: p.confirmationRequired.token,
-    });
-    expect(res.isError, textOf(res)).toBeFalsy();
-    return { answer: res.structuredContent as unknown as Answer, text: textOf(res), preview: p };
-  }
+  const confirm = (args: Record<string, unknown>, check?: (p: Preview) => Promise<void> | void) =>
+    confirmed<Answer>(mcp, "manage_retention_policy", args, check);
 
   it("creates a policy after a preview that changes nothing; it is listed and assignable at once, and audited", async () => {
     const name = `Grant records — 10 years (${era})`;
@@ -58,7 +44,7 @@ describe.each(ERAS)("manage_retention_policy (%s)", (era) => {
       from: "creation",
       expiryAction: "REVIEW",
     };
-    const { answer, text } = await confirmed(args, async (p) => {
+    const { answer, text } = await confirm(args, async (p) => {
       expect(p.confirmationRequired.summary).toBe(
         `Create retention policy "${name}": keeps 10 years from the asset's creation; at expiry REVIEW; restricts DELETE. Grant applications and awards`,
       );
@@ -93,8 +79,8 @@ describe.each(ERAS)("manage_retention_policy (%s)", (era) => {
 
   it("changes only the fields given, showing before → after; 0 makes a policy keep indefinitely", async () => {
     const name = `Minutes draft (${era})`;
-    const made = await confirmed({ action: "create", name, period: 5, unit: "MONTHS" });
-    const { answer, preview } = await confirmed({
+    const made = await confirm({ action: "create", name, period: 5, unit: "MONTHS" });
+    const { answer, preview } = await confirm({
       action: "update",
       policy: name,
       period: 0,
@@ -119,9 +105,9 @@ describe.each(ERAS)("manage_retention_policy (%s)", (era) => {
 
   it("refuses a stale confirmation: the policy changed after the preview", async () => {
     const name = `Stale (${era})`;
-    const made = await confirmed({ action: "create", name, period: 3 });
+    const made = await confirm({ action: "create", name, period: 3 });
     const p = await mcp.call<Preview>("manage_retention_policy", { action: "delete", policy: name });
-    await confirmed({ action: "update", policy: name, description: "changed meanwhile" });
+    await confirm({ action: "update", policy: name, description: "changed meanwhile" });
     const res = await mcp.raw("manage_retention_policy", {
       action: "delete",
       policy: name,
@@ -134,13 +120,13 @@ describe.each(ERAS)("manage_retention_policy (%s)", (era) => {
 
   it("deletes an unused policy; the service's refusal of a used one reaches the model, nothing deleted", async () => {
     const name = `Short lived (${era})`;
-    const made = await confirmed({ action: "create", name, period: 1 });
-    const { text } = await confirmed({ action: "delete", policy: made.answer.policy.ref });
+    const made = await confirm({ action: "create", name, period: 1 });
+    const { text } = await confirm({ action: "delete", policy: made.answer.policy.ref });
     expect(text).toBe(`Deleted retention policy "${name}" ${made.answer.policy.ref}.`);
     expect(await policyOnWire(repo, made.answer.policy.ref)).toBeUndefined();
 
     const used = `Used (${era})`;
-    const kept = await confirmed({ action: "create", name: used, period: 2 });
+    const kept = await confirm({ action: "create", name: used, period: 2 });
     const asset = newAsset(repo, `Kept file ${era}`);
     await mcp.call("assign_retention", { ref: asset.ref, policy: used });
     const p = await mcp.call<Preview>("manage_retention_policy", { action: "delete", policy: used });

@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
 import { startTestRepository } from "../../helpers/repository.js";
 import { assignedPolicies, assignmentsOnWire, createPolicy, newAsset } from "./fixtures.js";
-
-interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    targets: { ref: string; title: string }[];
-    preview?: Record<string, unknown>;
-    token: string;
-  };
-}
 
 describe.each(ERAS)("remove_retention (%s)", (era) => {
   let repo: RunningRepository;

@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
 import { DEMO_USERS } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+
+// whoami only reads: one repository serves every describe of the file.
+const repo = useRepository({ seed: "demo" });
 
 describe.each(ERAS)("whoami (%s)", (era) => {
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "curator", era });
-  });
-  afterAll(() => mcp.close());
+  const mcp = useMcp({ user: "curator", era, repo });
 
   it("names the user, their roles and when the token and session end, without secrets", async () => {
     const res = await mcp.raw("whoami");
@@ -29,11 +29,7 @@ describe.each(ERAS)("whoami (%s)", (era) => {
 });
 
 describe.each(ERAS)("whoami explains what a restricted user may do (%s)", (era) => {
-  let reader: McpHarness;
-  beforeAll(async () => {
-    reader = await startMcp({ user: "reader", era, flags: ["--toolsets", "default,lifecycle"] });
-  });
-  afterAll(() => reader.close());
+  const reader = useMcp({ user: "reader", era, flags: ["--toolsets", "default,lifecycle"], repo });
 
   it("names the roles in words and, per toolset, what is theirs and which role the rest needs", async () => {
     const res = await reader.raw("whoami");

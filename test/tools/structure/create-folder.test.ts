@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { asset, folder, row } from "./support.js";
 
 interface Answer {
@@ -12,20 +11,10 @@ interface Answer {
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("create_folder (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let curator: McpHarness;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-    curator = await startMcp({ user: "curator", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await curator?.close();
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "none" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
+  const curator = useMcp({ user: "curator", flags: FLAGS, era, repo });
+  const reader = useMcp({ user: "reader", flags: FLAGS, era, repo });
 
   it("creates a folder in a parent, inheriting its tag; get_entity and browse read it back", async () => {
     const archive = folder(repo, "Archive", null, "closed");
@@ -105,15 +94,10 @@ describe.each(ERAS)("create_folder (%s)", (era) => {
   });
 
   it("is not listed for a reader", async () => {
-    const reader = await startMcp({ user: "reader", flags: FLAGS, era, repo });
-    try {
-      const names = (await reader.client.listTools()).tools.map((t) => t.name);
-      expect(names).toContain("get_entity");
-      expect(names).not.toContain("create_folder");
-      expect(names).not.toContain("move_entity");
-      expect(names).not.toContain("set_security_tag");
-    } finally {
-      await reader.close();
-    }
+    const names = (await reader.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("get_entity");
+    expect(names).not.toContain("create_folder");
+    expect(names).not.toContain("move_entity");
+    expect(names).not.toContain("set_security_tag");
   });
 });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
-import { asset, folder, type Preview, row, storeDigest, waitForJob } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, startMcp, textOf } from "../../helpers/mcp.js";
+import type { Preview } from "../../helpers/preview.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
+import { asset, folder, row, storeDigest, waitForJob } from "./support.js";
 
 interface Answer {
   job: string;
@@ -17,20 +17,10 @@ interface Answer {
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("move_entity (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let curator: McpHarness;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, era, repo });
-    curator = await startMcp({ user: "curator", flags: FLAGS, era, repo });
-  });
-  afterAll(async () => {
-    await curator?.close();
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "none" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, era, repo });
+  const curator = useMcp({ user: "curator", flags: FLAGS, era, repo });
+  const reader = useMcp({ user: "reader", flags: FLAGS, era, repo });
 
   it("moves a single asset at once (no confirmation) and answers done: the asset has moved when it answers", async () => {
     const a = folder(repo, "Maps");
@@ -216,11 +206,6 @@ describe.each(ERAS)("move_entity (%s)", (era) => {
   });
 
   it("is not listed for a reader", async () => {
-    const reader = await startMcp({ user: "reader", flags: FLAGS, era, repo });
-    try {
-      expect((await reader.client.listTools()).tools.map((t) => t.name)).not.toContain("move_entity");
-    } finally {
-      await reader.close();
-    }
+    expect((await reader.client.listTools()).tools.map((t) => t.name)).not.toContain("move_entity");
   });
 });

@@ -54,14 +54,3 @@ export async function waitForJob(repo: RunningRepository, token: string) {
   }
   throw new Error(`job ${token} still ACTIVE`);
 }
-
-/** A structure tool's answer when it asks for confirmation first. */
-export interface Preview {
-  confirmationRequired: {
-    summary: string;
-    details: string[];
-    targets: { ref: string; title: string }[];
-    preview?: Record<string, unknown>;
-    token: string;
-  };
-}
