@@ -43,10 +43,15 @@ export function patternRegex(path: string): RegExp {
   return new RegExp(`^${re}$`);
 }
 
-/** Builds a look-up: the methods that have a route matching `path` (HEAD implied by GET). */
+/**
+ * Builds a look-up: the methods that have a route matching `path` (HEAD implied by GET). The patterns are
+ * compiled on the first look-up (a request no route answered), not when the app is made: the embedded service
+ * is made at every start of the MCP server, and a start rarely meets a wrong method.
+ */
 export function allowedMethodsOf(routes: readonly RouteEntry[]): (path: string) => string[] {
-  const compiled = routes.map((r) => ({ method: r.method, re: patternRegex(r.path) }));
+  let compiled: { method: string; re: RegExp }[] | undefined;
   return (path) => {
+    compiled ??= routes.map((r) => ({ method: r.method, re: patternRegex(r.path) }));
     const methods = new Set<string>();
     for (const r of compiled) if (r.re.test(path)) methods.add(r.method);
     if (methods.has("GET")) methods.add("HEAD");
