@@ -1,6 +1,6 @@
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
-import { readReply } from "./reply.js";
+import { opt, readReply } from "./reply.js";
 import {
   attr,
   childText,
@@ -109,10 +109,6 @@ export function kindPath(kind: string): string {
 
 function num(el: XmlElement | undefined, name: string): number | undefined {
   return intText(one(el, name));
-}
-
-function opt<K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } {
-  return (v === undefined ? {} : { [key]: v }) as { [P in K]?: V };
 }
 
 /** Reads a ProgressResponse (namespace-agnostic; Status is looked for as a descendant). */

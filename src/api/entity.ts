@@ -5,22 +5,7 @@
  */
 
 export * from "./entity/client.js";
-export {
-  readBitstream,
-  readChildren,
-  readEntities,
-  readEntity,
-  readEventActions,
-  readEvents,
-  readGeneration,
-  readGenerations,
-  readIdentifiers,
-  readLinks,
-  readMetadata,
-  readRepresentation,
-  readRepresentations,
-  readVersion,
-} from "./entity/read.js";
+export * from "./entity/read.js";
 export * from "./entity/types.js";
 export * from "./entity/write.js";
 export { looksLikeRef } from "./refs.js";

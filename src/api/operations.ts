@@ -340,6 +340,29 @@ function readRun(o: Json): ReportRun {
 
 // ---------------------------------------------------------------------------------------------------------
 
+/** A JSON list answer's items, read one by one, and its total (the paging's, else how many came). */
+function paged<T>(value: Json, key: string, read: (o: Json) => T): { total: number; items: T[] } {
+  const items = arr(value[key]).map((x) => read(obj(x) ?? {}));
+  return { total: num(obj(value.paging)?.totalResults) ?? items.length, items };
+}
+
+/** A reply whose body is not the kind the operation reads. */
+function unexpected(
+  res: HttpResponse,
+  operation: string,
+  method: "GET" | "POST" | undefined,
+  path: string,
+  detail: string,
+): UnexpectedResponseError {
+  return new UnexpectedResponseError({
+    status: res.status,
+    operation,
+    method: method ?? "GET",
+    path,
+    detail,
+  });
+}
+
 export class OperationsApi {
   constructor(private readonly http: HttpClient) {}
 
@@ -365,15 +388,7 @@ export class OperationsApi {
     });
     const body = obj(res.data);
     const value = body && "value" in body ? obj(body.value) : body;
-    if (!value) {
-      throw new UnexpectedResponseError({
-        status: res.status,
-        operation,
-        method: extra.method ?? "GET",
-        path,
-        detail: "expected a JSON object",
-      });
-    }
+    if (!value) throw unexpected(res, operation, extra.method, path, "expected a JSON object");
     return { value, res };
   }
 
@@ -397,15 +412,7 @@ export class OperationsApi {
         : {}),
     });
     const data = obj(res.data);
-    if (!data) {
-      throw new UnexpectedResponseError({
-        status: res.status,
-        operation,
-        method: extra.method ?? "GET",
-        path,
-        detail: "expected an XML document",
-      });
-    }
+    if (!data) throw unexpected(res, operation, extra.method, path, "expected an XML document");
     return { root: rootOf(data as XmlElement).el, res };
   }
 
@@ -434,8 +441,8 @@ export class OperationsApi {
       },
       opts.signal,
     );
-    const monitors = arr(value.monitors).map((m) => readMonitor(obj(m) ?? {}));
-    return { total: num(obj(value.paging)?.totalResults) ?? monitors.length, monitors };
+    const { total, items: monitors } = paged(value, "monitors", readMonitor);
+    return { total, monitors };
   }
 
   /** One monitor by its mappedId (the progress token) or workflow instance id. */
@@ -460,8 +467,8 @@ export class OperationsApi {
       { monitor, status: opts.status, start: opts.start ?? 0, max: opts.max ?? 25 },
       opts.signal,
     );
-    const messages = arr(value.messages).map((m) => readMessage(obj(m) ?? {}));
-    return { total: num(obj(value.paging)?.totalResults) ?? messages.length, messages };
+    const { total, items: messages } = paged(value, "messages", readMessage);
+    return { total, messages };
   }
 
   /** Processes day by day (UTC): started, succeeded, failed, aborted, files, bytes. Dates `YYYY-MM-DD`. */
@@ -550,9 +557,7 @@ export class OperationsApi {
         id: childText(c, "Id") ?? "",
         name: childText(c, "Name") ?? "",
         startable: childText(c, "Startable")?.toLowerCase() === "true",
-        ...(Object.fromEntries(
-          Object.entries(o).filter(([, v]) => v !== undefined),
-        ) as Partial<WorkflowContext>),
+        ...(definedOnly(o) as Partial<WorkflowContext>),
       };
     });
   }
@@ -672,8 +677,8 @@ export class OperationsApi {
       { status: opts.status, report: opts.report, start: opts.start, max: opts.max },
       opts.signal,
     );
-    const runs = arr(value.runs).map((r) => readRun(obj(r) ?? {}));
-    return { total: num(obj(value.paging)?.totalResults) ?? runs.length, runs };
+    const { total, items: runs } = paged(value, "runs", readRun);
+    return { total, runs };
   }
 
   /** A finished run's result (JSON), read into memory up to the client's parse limit. */

@@ -23,3 +23,8 @@ export function readReply<T>(origin: ReplyOrigin, reader: () => T): T {
     });
   }
 }
+
+/** `{ key: value }`, or nothing when the value is missing: optional fields stay absent, not undefined. */
+export function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GROUND_RULES, renderSteps, type Step } from "./steps.js";
-import { describeTarget, loadTarget, refArg, targetLink } from "./target.js";
+import { aboutTarget, describeTarget, loadTarget, refArg } from "./target.js";
 import { definePrompt } from "./types.js";
 
 /**
@@ -75,9 +75,6 @@ export default definePrompt({
       "Then write a short overview: what the folder is and where it sits; how many folders and assets it holds (directly and in all); format groups, security tags and years with their counts; main subjects; and gaps (assets without description, restricted material, anything unusual). Keep it to what a person needs to decide where to look next.",
       GROUND_RULES,
     ].join("\n");
-    return {
-      description: `Overview of ${describeTarget(t)}`,
-      messages: [{ role: "user", content: { type: "text", text } }, targetLink(t)],
-    };
+    return aboutTarget(t, `Overview of ${describeTarget(t)}`, text);
   },
 });

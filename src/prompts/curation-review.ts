@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { GROUND_RULES, renderSteps, type Step, unavailable } from "./steps.js";
-import { describeTarget, loadTarget, refArg, targetLink } from "./target.js";
+import { aboutTarget, describeTarget, loadTarget, refArg } from "./target.js";
 import { definePrompt } from "./types.js";
 
 /**
@@ -69,9 +69,6 @@ export default definePrompt({
       `Then answer with a findings table (area, finding, severity, evidence: the tool and field), followed by proposed fixes, ${fixes}. Areas with nothing wrong get one line saying so.`,
       GROUND_RULES,
     ].join("\n");
-    return {
-      description: `Curation review of ${describeTarget(t)}`,
-      messages: [{ role: "user", content: { type: "text", text } }, targetLink(t)],
-    };
+    return aboutTarget(t, `Curation review of ${describeTarget(t)}`, text);
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { callText, GROUND_RULES, renderSteps, type Step, unavailable } from "./steps.js";
-import { describeTarget, loadTarget, refArg, targetLink } from "./target.js";
+import { aboutTarget, describeTarget, loadTarget, refArg } from "./target.js";
 import { definePrompt } from "./types.js";
 
 /**
@@ -97,9 +97,6 @@ export default definePrompt({
       "End with a checklist: each item ticked, failed or not checked, with the evidence.",
       GROUND_RULES,
     ].join("\n");
-    return {
-      description: `Ingest checklist for ${describeTarget(t)}`,
-      messages: [{ role: "user", content: { type: "text", text } }, targetLink(t)],
-    };
+    return aboutTarget(t, `Ingest checklist for ${describeTarget(t)}`, text);
   },
 });

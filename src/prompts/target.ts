@@ -1,4 +1,9 @@
-import { completable, ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import {
+  completable,
+  type GetPromptResult,
+  ProtocolError,
+  ProtocolErrorCode,
+} from "@modelcontextprotocol/server";
 import type { EntityType } from "../api/entity.js";
 import { isNotFound, isServiceError } from "../api/errors.js";
 import { completeRefs } from "../resources/complete.js";
@@ -112,4 +117,9 @@ export function targetLink(t: Target) {
       mimeType: "application/json",
     },
   };
+}
+
+/** A prompt about one target: the request as the person's message, then a link to the target itself. */
+export function aboutTarget(t: Target, description: string, text: string): GetPromptResult {
+  return { description, messages: [{ role: "user", content: { type: "text", text } }, targetLink(t)] };
 }

@@ -1,4 +1,8 @@
-import { ResourceNotFoundError, ResourceTemplate } from "@modelcontextprotocol/server";
+import {
+  type ListResourcesCallback,
+  ResourceNotFoundError,
+  ResourceTemplate,
+} from "@modelcontextprotocol/server";
 import type { Entity, EntityApi, EntitySummary, EntityType } from "../api/entity.js";
 import { isNotFound } from "../api/errors.js";
 import { KIND_OF, spoken, withArticle } from "../tools/support/kinds.js";
@@ -117,9 +121,37 @@ export const registerEntityResources: ResourceRegistrar = (server, deps) => {
     },
   );
 
-  server.registerResource(
+  /**
+   * An entity kind's resource, `preservation://<name>/{ref}`: refs completed by title, the ref checked, and
+   * any failure turned into the resource error that says what to read instead.
+   */
+  const entityResource = (
+    name: string,
+    type: EntityType,
+    meta: { title: string; description: string; list?: ListResourcesCallback },
+    read: (ref: string, signal: AbortSignal, href: string) => Promise<ReturnType<typeof json>>,
+  ) =>
+    server.registerResource(
+      name,
+      new ResourceTemplate(`preservation://${name}/{ref}`, {
+        list: meta.list,
+        complete: { ref: (value) => completeRefs(content, [type], value, log) },
+      }),
+      { title: meta.title, description: meta.description, mimeType: JSON_MIME },
+      async (uri, vars, ctx) => {
+        const ref = requireRef(vars.ref, "ref", spoken(type));
+        try {
+          return await read(ref, ctx.mcpReq.signal, uri.href);
+        } catch (err) {
+          throw asResourceError(err, uri.href, `No ${spoken(type)} ${ref}`, log);
+        }
+      },
+    );
+
+  entityResource(
     "folder",
-    new ResourceTemplate("preservation://folder/{ref}", {
+    "SO",
+    {
       // Only the top-level folders: everything else is reachable from them, and a listing of every
       // folder of a large repository would be unbounded.
       list: async (ctx) => {
@@ -134,152 +166,122 @@ export const registerEntityResources: ResourceRegistrar = (server, deps) => {
           })),
         };
       },
-      complete: { ref: (value) => completeRefs(content, ["SO"], value, log) },
-    }),
-    {
       title: "Folder",
       description: `A folder: title, description, security tag, parent, metadata fragments, and its first ${FOLDER_PAGE} children as preservation:// URIs (more with the \`browse\` tool).`,
-      mimeType: JSON_MIME,
     },
-    async (uri, vars, ctx) => {
-      const ref = requireRef(vars.ref, "ref", "folder");
-      const signal = ctx.mcpReq.signal;
-      try {
-        // Both at once, but the folder's answer first: for an asset's ref the children listing fails too,
-        // and only getAs says which URI reads that ref instead.
-        const childrenOrError = entity.children(ref, { max: FOLDER_PAGE, signal }).then(
-          (page) => ({ page }),
-          (error: unknown) => ({ error }),
-        );
-        const folder = await getAs(entity, "SO", ref, uri.href, signal);
-        const listed = await childrenOrError;
-        if ("error" in listed) throw listed.error;
-        const children = listed.page;
-        return json(uri.href, {
-          ...base(folder, uri.href),
-          children: {
-            total: children.total,
-            items: children.items.map(item),
-            ...(children.total > children.items.length
-              ? {
-                  more: `${children.total - children.items.length} more; page through them with the \`browse\` tool (ref ${ref})`,
-                }
-              : {}),
-          },
-        });
-      } catch (err) {
-        throw asResourceError(err, uri.href, `No folder ${ref}`, log);
-      }
+    async (ref, signal, href) => {
+      // Both at once, but the folder's answer first: for an asset's ref the children listing fails too,
+      // and only getAs says which URI reads that ref instead.
+      const childrenOrError = entity.children(ref, { max: FOLDER_PAGE, signal }).then(
+        (page) => ({ page }),
+        (error: unknown) => ({ error }),
+      );
+      const folder = await getAs(entity, "SO", ref, href, signal);
+      const listed = await childrenOrError;
+      if ("error" in listed) throw listed.error;
+      const children = listed.page;
+      return json(href, {
+        ...base(folder, href),
+        children: {
+          total: children.total,
+          items: children.items.map(item),
+          ...(children.total > children.items.length
+            ? {
+                more: `${children.total - children.items.length} more; page through them with the \`browse\` tool (ref ${ref})`,
+              }
+            : {}),
+        },
+      });
     },
   );
 
-  server.registerResource(
+  entityResource(
     "asset",
-    new ResourceTemplate("preservation://asset/{ref}", {
-      // Not listed: assets are reached through folders (or search); there can be millions.
-      list: undefined,
-      complete: { ref: (value) => completeRefs(content, ["IO"], value, log) },
-    }),
+    "IO",
     {
+      // Not listed: assets are reached through folders (or search); there can be millions.
       title: "Asset",
       description:
         "An asset (an intellectual entity): title, description, security tag, folder, identifiers, metadata fragments, and its representations (Preservation, Access) with their content objects as preservation:// URIs.",
-      mimeType: JSON_MIME,
     },
-    async (uri, vars, ctx) => {
-      const ref = requireRef(vars.ref, "ref", "asset");
-      const signal = ctx.mcpReq.signal;
-      try {
-        const asset = await getAs(entity, "IO", ref, uri.href, signal);
-        const [reps, ids] = await Promise.all([
-          entity.representations(ref, { max: MAX_REPRESENTATIONS, signal }),
-          entity.identifiers(ref, "IO", { max: 50, signal }),
-        ]);
-        const representations = await Promise.all(
-          reps.items.map(async (r) => {
-            const rep = await entity.representation(ref, r.type, r.index, signal);
-            return {
-              type: r.type,
-              ...(rep.name || r.name ? { name: rep.name ?? r.name } : {}),
-              contentObjects: rep.contentObjects.map((c) => ({
-                ...(c.title ? { title: c.title } : {}),
-                uri: contentObjectUri(c.ref),
-              })),
-            };
-          }),
-        );
-        return json(uri.href, {
-          ...base(asset, uri.href),
-          ...(ids.items.length
-            ? { identifiers: ids.items.map((i) => ({ type: i.type, value: i.value })) }
-            : {}),
-          representations,
-          ...(reps.total > reps.items.length ? { moreRepresentations: reps.total - reps.items.length } : {}),
-        });
-      } catch (err) {
-        throw asResourceError(err, uri.href, `No asset ${ref}`, log);
-      }
+    async (ref, signal, href) => {
+      const asset = await getAs(entity, "IO", ref, href, signal);
+      const [reps, ids] = await Promise.all([
+        entity.representations(ref, { max: MAX_REPRESENTATIONS, signal }),
+        entity.identifiers(ref, "IO", { max: 50, signal }),
+      ]);
+      const representations = await Promise.all(
+        reps.items.map(async (r) => {
+          const rep = await entity.representation(ref, r.type, r.index, signal);
+          return {
+            type: r.type,
+            ...(rep.name || r.name ? { name: rep.name ?? r.name } : {}),
+            contentObjects: rep.contentObjects.map((c) => ({
+              ...(c.title ? { title: c.title } : {}),
+              uri: contentObjectUri(c.ref),
+            })),
+          };
+        }),
+      );
+      return json(href, {
+        ...base(asset, href),
+        ...(ids.items.length
+          ? { identifiers: ids.items.map((i) => ({ type: i.type, value: i.value })) }
+          : {}),
+        representations,
+        ...(reps.total > reps.items.length ? { moreRepresentations: reps.total - reps.items.length } : {}),
+      });
     },
   );
 
-  server.registerResource(
+  entityResource(
     "content-object",
-    new ResourceTemplate("preservation://content-object/{ref}", {
-      list: undefined,
-      complete: { ref: (value) => completeRefs(content, ["CO"], value, log) },
-    }),
+    "CO",
     {
       title: "Content object",
       description:
         "A content object (one component of an asset): its asset, metadata fragments, and its generations with file formats and files (size, fixity) as preservation://bitstream URIs.",
-      mimeType: JSON_MIME,
     },
-    async (uri, vars, ctx) => {
-      const ref = requireRef(vars.ref, "ref", "content object");
-      const signal = ctx.mcpReq.signal;
-      try {
-        const co = await getAs(entity, "CO", ref, uri.href, signal);
-        const gens = await entity.generations(ref, { max: MAX_GENERATIONS, signal });
-        const generations = await Promise.all(
-          gens.items.map(async (g) => {
-            const gen = await entity.generation(ref, g.index, signal);
-            const shown = gen.bitstreams.slice(0, MAX_BITSTREAMS);
-            const files = await Promise.all(
-              shown.map(async (b) => {
-                const bs = await entity.bitstream(ref, g.index, b.index, signal);
-                return {
-                  filename: bs.filename || b.filename,
-                  size: bs.size,
-                  ...(bs.fixities.length ? { fixity: bs.fixities } : {}),
-                  uri: bitstreamUri(ref, g.index, b.index),
-                };
-              }),
-            );
-            const formats = gen.formats
-              .map((f) => [f.name, f.version].filter(Boolean).join(" ") + (f.puid ? ` (${f.puid})` : ""))
-              .filter(Boolean);
-            return {
-              index: g.index,
-              active: gen.active,
-              original: gen.original,
-              ...(gen.label ? { label: gen.label } : {}),
-              ...(gen.formatGroup ? { formatGroup: gen.formatGroup } : {}),
-              ...(formats.length ? { formats } : {}),
-              files,
-              ...(gen.bitstreams.length > shown.length
-                ? { moreFiles: gen.bitstreams.length - shown.length }
-                : {}),
-            };
-          }),
-        );
-        return json(uri.href, {
-          ...base(co, uri.href),
-          generations,
-          ...(gens.total > gens.items.length ? { moreGenerations: gens.total - gens.items.length } : {}),
-        });
-      } catch (err) {
-        throw asResourceError(err, uri.href, `No content object ${ref}`, log);
-      }
+    async (ref, signal, href) => {
+      const co = await getAs(entity, "CO", ref, href, signal);
+      const gens = await entity.generations(ref, { max: MAX_GENERATIONS, signal });
+      const generations = await Promise.all(
+        gens.items.map(async (g) => {
+          const gen = await entity.generation(ref, g.index, signal);
+          const shown = gen.bitstreams.slice(0, MAX_BITSTREAMS);
+          const files = await Promise.all(
+            shown.map(async (b) => {
+              const bs = await entity.bitstream(ref, g.index, b.index, signal);
+              return {
+                filename: bs.filename || b.filename,
+                size: bs.size,
+                ...(bs.fixities.length ? { fixity: bs.fixities } : {}),
+                uri: bitstreamUri(ref, g.index, b.index),
+              };
+            }),
+          );
+          const formats = gen.formats
+            .map((f) => [f.name, f.version].filter(Boolean).join(" ") + (f.puid ? ` (${f.puid})` : ""))
+            .filter(Boolean);
+          return {
+            index: g.index,
+            active: gen.active,
+            original: gen.original,
+            ...(gen.label ? { label: gen.label } : {}),
+            ...(gen.formatGroup ? { formatGroup: gen.formatGroup } : {}),
+            ...(formats.length ? { formats } : {}),
+            files,
+            ...(gen.bitstreams.length > shown.length
+              ? { moreFiles: gen.bitstreams.length - shown.length }
+              : {}),
+          };
+        }),
+      );
+      return json(href, {
+        ...base(co, href),
+        generations,
+        ...(gens.total > gens.items.length ? { moreGenerations: gens.total - gens.items.length } : {}),
+      });
     },
   );
 };

@@ -2,10 +2,9 @@ import type { Readable } from "node:stream";
 import { isNotFound, UnexpectedResponseError } from "../errors.js";
 import type { HttpClient, HttpResponse } from "../http.js";
 import { checkRef } from "../refs.js";
-import { readReply } from "../reply.js";
+import { opt, readReply } from "../reply.js";
 import type { XmlElement } from "../xml.js";
 import {
-  opt,
   readBitstream,
   readChildren,
   readEntities,

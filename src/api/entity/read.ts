@@ -1,3 +1,4 @@
+import { opt } from "../reply.js";
 import {
   all,
   attr,
@@ -336,9 +337,4 @@ export function readVersion(doc: XmlElement): ServiceVersion {
   const version = text(find(doc, "CurrentVersion"))?.trim() ?? "";
   const [major = 0, minor = 0, patch = 0] = version.split(".").map((n) => Number.parseInt(n, 10) || 0);
   return { version, major, minor, patch };
-}
-
-/** `{ key: value }`, or nothing when the value is missing: optional fields stay absent, not undefined. */
-export function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

@@ -4,6 +4,7 @@ import { isNotFound } from "../../api/errors.js";
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { OVERWRITE } from "../support/hints.js";
 import { clip, lines, plural } from "../support/text.js";
 import { findDraft, listed, MAX_LINES, profileFormats } from "./params.js";
 
@@ -122,7 +123,7 @@ export default defineTool({
   inputSchema: input,
   outputSchema: output,
   // Replaces the live configuration whole; a second apply of the same draft is refused (it is applied).
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const { d, live, changes } = await examine(args, ctx);
     const impact = await knownImpact(ctx, d);

@@ -3,6 +3,7 @@ import type { IdentityProvider } from "../../api/admin.js";
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
+import { OVERWRITE } from "../support/hints.js";
 import { lines, plural } from "../support/text.js";
 
 /** The service's bounds: one minute to 30 days. */
@@ -97,7 +98,7 @@ export default defineTool({
   inputSchema: input,
   outputSchema: output,
   // Lowering the lifetime ends sessions; setting the same value twice changes nothing more.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (!args.changes) return undefined;
     const before = await current(ctx);

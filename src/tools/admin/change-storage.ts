@@ -3,6 +3,7 @@ import type { AdapterChanges, StorageAdapter, StoragePolicy } from "../../api/ad
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { lines, plural } from "../support/text.js";
 import { listed } from "./params.js";
 
@@ -323,7 +324,7 @@ export default defineTool({
   requiredRoles: ADMIN_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const p = await plan(args, ctx);
     return {

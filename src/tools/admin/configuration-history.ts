@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ConfigEvent } from "../../api/admin.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES } from "../define.js";
+import { READ_ONLY } from "../support/hints.js";
 import { clip, lines, pageNote } from "../support/text.js";
 
 const CATEGORIES = [
@@ -81,7 +82,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const api = ctx.api.admin;
     const [page, auth] = await Promise.all([

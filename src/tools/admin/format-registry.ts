@@ -3,6 +3,7 @@ import type { ParDocument } from "../../api/admin.js";
 import { isNotFound } from "../../api/errors.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { READ_ONLY } from "../support/hints.js";
 import { clip, lines, plural } from "../support/text.js";
 import { listed, MAX_LINES } from "./params.js";
 
@@ -68,7 +69,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const api = ctx.api.admin;
     const s = ctx.signal;

@@ -4,6 +4,7 @@ import { isNotFound } from "../../api/errors.js";
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../define.js";
+import { OVERWRITE } from "../support/hints.js";
 import { lines } from "../support/text.js";
 import { absentTarget } from "../support/writes.js";
 import { listed, roleName, userNameParam, userOut } from "./params.js";
@@ -157,7 +158,7 @@ export default defineTool({
   inputSchema: input,
   outputSchema: output,
   // Disabling ends sessions (not undone by enabling again); repeating any action changes nothing more.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (args.action === "enable") return undefined;
     const e = await examine(args, ctx);

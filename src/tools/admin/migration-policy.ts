@@ -4,6 +4,7 @@ import type { MigrationProfile, MigrationRule, PolicyImpact } from "../../api/ad
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { mapLimit, nameRefs } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
 import { findDraft, listed, MAX_LINES, profileFormats } from "./params.js";
 
@@ -212,7 +213,7 @@ export default defineTool({
   inputSchema: input,
   outputSchema: output,
   // impact computes a data set (a job) and changes nothing in the collection or configuration.
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const api = ctx.api.admin;
     const s = ctx.signal;

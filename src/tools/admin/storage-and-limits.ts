@@ -5,6 +5,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { resolveFile } from "../support/files.js";
+import { READ_ONLY } from "../support/hints.js";
 import { formatBytes, lines } from "../support/text.js";
 import { percent } from "./params.js";
 
@@ -131,7 +132,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     if (args.file) return whereIsFile(args.file, args.bitstream, ctx);
     const api = ctx.api.admin;

@@ -3,6 +3,7 @@ import type { AdminUser, TagPermissions, TemporaryUser } from "../../api/admin.j
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES } from "../define.js";
 import { mapLimit } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { lines, plural } from "../support/text.js";
 import { listed, MAX_LINES, MAX_USERS, roleName, userNameParam, userOut } from "./params.js";
 
@@ -58,7 +59,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const api = ctx.api.admin;
     const s = ctx.signal;

@@ -13,6 +13,7 @@ import { resolveLocalPath } from "../../local/roots.js";
 import type { Session } from "../../session/session.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines, plural } from "../support/text.js";
 
@@ -201,7 +202,7 @@ export default defineTool({
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (args.mode !== "apply") return undefined;
     const plan = await dryRun(await csvText(args, ctx), ctx);

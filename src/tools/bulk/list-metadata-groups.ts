@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { mapLimit } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { lines, plural } from "../support/text.js";
 import { groupLines, groupShape, groupView } from "./params.js";
 
@@ -25,7 +26,7 @@ export default defineTool({
     total: z.number().int(),
     omitted: z.number().int().optional(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(_args, ctx: ToolContext) {
     const all = await ctx.api.metadataCsv.groups(ctx.signal);
     const read = await mapLimit(all.slice(0, MAX_GROUPS), 4, (g) =>

@@ -3,6 +3,7 @@ import type { GroupInput, MetadataGroupSummary } from "../../api/metadata-csv.js
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { clip, lines } from "../support/text.js";
 import { absentTarget, changesPlan } from "../support/writes.js";
 import { groupLines, groupShape, groupView } from "./params.js";
@@ -203,7 +204,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const e = await examine(args, ctx);
     if (e.kind === "create")

@@ -3,10 +3,11 @@ import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { ancestors, loadEntity } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { toItem } from "../support/kinds.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, itemLine, lines, pageNote, plural } from "../support/text.js";
-import { crumb, cursor, item, limit, page, READ_ONLY, refParam } from "./params.js";
+import { crumb, cursor, item, limit, page, refParam } from "./params.js";
 
 const input = z.object({
   ref: refParam("Folder to list; omit for the top level. Find folders with `search` or `browse`").optional(),

@@ -10,6 +10,7 @@ import { existingSaveTarget } from "../../local/save-target.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { resolveFile } from "../support/files.js";
+import { ADDITIVE } from "../support/hints.js";
 import { formatBytes, lines } from "../support/text.js";
 import { fileChoice, fixity } from "./params.js";
 
@@ -84,7 +85,7 @@ export default defineTool({
   transfersFiles: true,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler(args, ctx: ToolContext) {
     const folder = ctx.config.downloadDir;
     if (!folder) throw new UserInputError("No download folder is configured (PRESERVATION_DOWNLOAD_DIR).");

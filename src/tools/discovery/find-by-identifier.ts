@@ -2,10 +2,11 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
+import { READ_ONLY } from "../support/hints.js";
 import { toItem } from "../support/kinds.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, itemLine, lines, pageNote, plural } from "../support/text.js";
-import { cursor, item, limit, page, READ_ONLY } from "./params.js";
+import { cursor, item, limit, page } from "./params.js";
 
 const input = z.object({
   value: z

@@ -12,12 +12,13 @@ import {
   pickGeneration,
   propertiesText,
 } from "../support/files.js";
+import { READ_ONLY } from "../support/hints.js";
 import { KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { windowOf } from "../support/paging.js";
 import { schemaName } from "../support/schemas.js";
 import { clip, exactBytes, lines } from "../support/text.js";
 import { UnreadParts } from "../support/unread.js";
-import { crumb, entityRef, fixity, format, kind, READ_ONLY, technicalProperty } from "./params.js";
+import { crumb, entityRef, fixity, format, kind, technicalProperty } from "./params.js";
 
 const MAX_LIST = 20;
 const MAX_FILES = 10;

@@ -20,11 +20,12 @@ import {
   resolveFile,
   technicalProperties,
 } from "../support/files.js";
+import { READ_ONLY } from "../support/hints.js";
 import { extractPdfText, looksLikePdf, PDF_TEXT_MAX_BYTES, PDF_TEXT_MAX_CHARS } from "../support/pdf-text.js";
 import { pickFile } from "../support/pick-file.js";
 import { exactBytes, formatBytes, lines } from "../support/text.js";
 import type { UnreadPart } from "../support/unread.js";
-import { fileChoice, fixity, format, READ_ONLY, technicalProperty } from "./params.js";
+import { fileChoice, fixity, format, technicalProperty } from "./params.js";
 
 const DEFAULT_TEXT_BYTES = 16 * 1024;
 const MAX_TEXT_BYTES = 64 * 1024;

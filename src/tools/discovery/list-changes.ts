@@ -4,10 +4,11 @@ import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
 import { eventSpan, spanSentence } from "../support/event-span.js";
+import { READ_ONLY } from "../support/hints.js";
 import { toItem } from "../support/kinds.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
 import { itemLine, lines, pageNote, plural } from "../support/text.js";
-import { cursor, date, item, limit, page, READ_ONLY } from "./params.js";
+import { cursor, date, item, limit, page } from "./params.js";
 
 const input = z.object({
   since: z

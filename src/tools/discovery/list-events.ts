@@ -8,10 +8,11 @@ import { checkRange, toInstant } from "../support/dates.js";
 import { loadEntity, mapLimit, type Named, nameRefs } from "../support/entities.js";
 import { eventSpan, spanSentence } from "../support/event-span.js";
 import { contentObjectsOf } from "../support/files.js";
+import { READ_ONLY } from "../support/hints.js";
 import { type Item, KIND_OF, spoken, TYPE_OF } from "../support/kinds.js";
 import { budgetNote, windowOf, withinBudget } from "../support/paging.js";
 import { clip, lines, pageNote, plural } from "../support/text.js";
-import { cursor, date, entityRef, item, limit, page, READ_ONLY, refParam } from "./params.js";
+import { cursor, date, entityRef, item, limit, page, refParam } from "./params.js";
 
 /** An entity's own history is filtered here (the service filters only repository-wide); up to this many. */
 const MAX_LOCAL_FILTER = 1000;

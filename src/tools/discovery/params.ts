@@ -76,14 +76,6 @@ export const technicalProperty = z.object({
   puid: z.string().optional(),
 });
 
-/** All four hints, the same for every discovery tool: they only read. */
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
-
 /** Which file of an asset or content object: shared by `get_file` and `download_file` (see resolveFile). */
 export const fileChoice = {
   ref: refParam("Asset or content object ref; find it with `search`, `browse` or `get_entity` (files)"),

@@ -6,10 +6,11 @@ import { metadataUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { loadEntity } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { spoken } from "../support/kinds.js";
 import { schemaFamilyMatches, schemaMatches, schemaName } from "../support/schemas.js";
 import { clip, lines } from "../support/text.js";
-import { entityRef, READ_ONLY, refParam } from "./params.js";
+import { entityRef, refParam } from "./params.js";
 
 /** Verbatim XML beyond this many characters is cut (about 4k tokens). */
 const MAX_XML_CHARS = 16_000;

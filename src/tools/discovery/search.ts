@@ -5,11 +5,12 @@ import { defineTool } from "../define.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
 import { loadEntity, nameRefs } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { checkFieldNames } from "../support/indexed-fields.js";
 import { KIND_OF, TYPE_OF } from "../support/kinds.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, itemLine, lines, pageNote, plural } from "../support/text.js";
-import { cursor, date, kind, limit, page, READ_ONLY, refParam } from "./params.js";
+import { cursor, date, kind, limit, page, refParam } from "./params.js";
 
 /** A returned field value longer than this is cut (xip.full_text can hold 100,000 characters). */
 const MAX_VALUE_CHARS = 1000;

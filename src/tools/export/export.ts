@@ -4,6 +4,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { ADDITIVE } from "../support/hints.js";
 import { packageLine, packageOut, savePackage } from "../support/job-results.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { spoken } from "../support/kinds.js";
@@ -50,7 +51,7 @@ export default defineTool({
   transfersFiles: true,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler(args, ctx: ToolContext) {
     const e = await loadEntity(ctx, args.ref, {
       expect: ["SO", "IO"],

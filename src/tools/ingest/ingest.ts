@@ -6,6 +6,7 @@ import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { ADDITIVE } from "../support/hints.js";
 import { createdLines, ingestOutcome, namedOut } from "../support/job-results.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
@@ -62,7 +63,7 @@ export default defineTool({
   transfersFiles: true,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler(args, ctx: ToolContext) {
     const roots = ctx.config.ingestRoots;
     const local = await resolveLocalPath(roots, args.path);

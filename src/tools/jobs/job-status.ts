@@ -5,6 +5,7 @@ import { FINAL_STATES, looksLikeToken, type Progress } from "../../api/actions.j
 import { isServiceError } from "../../api/errors.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
+import { ARRANGE } from "../support/hints.js";
 import {
   createdLines,
   ingestResult,
@@ -118,7 +119,7 @@ export default defineTool({
   transfersFiles: true,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: ARRANGE,
   async handler(args, ctx: ToolContext) {
     const token = args.job;
     if (!looksLikeToken(token)) {

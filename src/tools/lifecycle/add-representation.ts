@@ -3,6 +3,7 @@ import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { ADDITIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines } from "../support/text.js";
 import { bytes, localFile, localPath, uploadStream } from "./params.js";
@@ -37,7 +38,7 @@ export default defineTool({
   transfersFiles: true,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler(args, ctx: ToolContext) {
     const asset = await loadEntity(ctx, args.ref, {
       expect: ["IO"],

@@ -5,12 +5,12 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { itemOut, toItem } from "../support/kinds.js";
 import { lines } from "../support/text.js";
 import { contentsPhrase, inPlace, placeOf, sampleLine } from "../support/writes.js";
 import {
-  DESTRUCTIVE,
   type DeletionScope,
   deletionScope,
   MAX_RETENTION_CHECKS,

@@ -4,6 +4,7 @@ import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
+import { OVERWRITE } from "../support/hints.js";
 import { jobOutcome, settleJob } from "../support/job-wait.js";
 import { lines } from "../support/text.js";
 import { binEntry, binLine, binOut, binOutcome } from "./params.js";
@@ -31,7 +32,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const b = await inBin(ctx, args.ref);
     return {

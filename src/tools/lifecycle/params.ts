@@ -13,17 +13,9 @@ import { clip, plural } from "../support/text.js";
 import { type CountedContents, countContents } from "../support/writes.js";
 
 /**
- * What the lifecycle tools share: hints, the bounded look at what a deletion would take (counts by
+ * What the lifecycle tools share: the bounded look at what a deletion would take (counts by
  * walking, retention that would block it), finding an entry of the recycle bin, and local files.
  */
-
-/** Deletes, final deletion, content replacement: they take something away (recoverably or not). */
-export const DESTRUCTIVE = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-  openWorldHint: false,
-} as const;
 
 /** At most this many assets have their retention assignments read for a deletion's plan. */
 export const MAX_RETENTION_CHECKS = 50;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool, MANAGER_ROLES } from "../define.js";
 import { refParam } from "../discovery/params.js";
+import { ARRANGE } from "../support/hints.js";
 import { jobOutcome, settleJob } from "../support/job-wait.js";
 import { lines } from "../support/text.js";
 import { binEntry, binLine, binOut, binOutcome } from "./params.js";
@@ -23,7 +24,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: ARRANGE,
   async handler(args, ctx: ToolContext) {
     const b = await binEntry(
       ctx,

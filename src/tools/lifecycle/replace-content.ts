@@ -6,9 +6,10 @@ import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
 import { generationFacts, pickGeneration } from "../support/files.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, lines } from "../support/text.js";
-import { bytes, DESTRUCTIVE, type LocalFile, localFile, localPath, uploadStream } from "./params.js";
+import { bytes, type LocalFile, localFile, localPath, uploadStream } from "./params.js";
 
 const input = z.object({
   ref: refParam("Content object whose file to replace; find it with `get_entity` (include files)"),

@@ -6,10 +6,11 @@ import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { itemOut, toItem } from "../support/kinds.js";
 import { clip, lines } from "../support/text.js";
 import { contentsPhrase, inPlace, placeOf, sampleLine } from "../support/writes.js";
-import { DESTRUCTIVE, deletionScope, named, retentionRefusal } from "./params.js";
+import { deletionScope, named, retentionRefusal } from "./params.js";
 
 const input = z.object({
   job: refParam("The deletion's job handle, from `delete_entity` or `recycle_bin` (pending: true)"),

@@ -7,6 +7,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { entityRef } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
 import { buildOrExplain, named } from "./params.js";
@@ -194,7 +195,7 @@ export default defineTool({
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (many.isMany(args)) {
       const p = await planIdentifiers(args, ctx);

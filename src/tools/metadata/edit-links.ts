@@ -5,6 +5,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { OVERWRITE } from "../support/hints.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
 import { buildOrExplain, named } from "./params.js";
 
@@ -120,7 +121,7 @@ export default defineTool({
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (args.action !== "remove") return undefined;
     const r = await resolve(args, ctx);

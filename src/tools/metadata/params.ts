@@ -18,17 +18,9 @@ import { schemaFamilyMatches, schemaMatches, schemaName } from "../support/schem
 import { clip } from "../support/text.js";
 
 /**
- * What the metadata tools share: write hints, naming an entity in a sentence, finding the
+ * What the metadata tools share: naming an entity in a sentence, finding the
  * fragment of a schema, and turning a value that cannot be written into a message the caller can act on.
  */
-
-/** Overwrites what was there (kept in the audit log), and the same call twice leaves the same state. */
-export const OVERWRITE = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
 
 /** `asset “Minute book” 7f3e…` */
 export function named(e: Pick<Entity, "type" | "title" | "ref">): string {

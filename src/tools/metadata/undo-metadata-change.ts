@@ -6,10 +6,11 @@ import type { AuditEntry } from "../../guards/audit.js";
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type AuditFacts, type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { OVERWRITE } from "../support/hints.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
 import { schemaName } from "../support/schemas.js";
 import { clip, lines } from "../support/text.js";
-import { buildOrExplain, changeOut, MAX_DIFF_LINES, named, OVERWRITE, safeDiff } from "./params.js";
+import { buildOrExplain, changeOut, MAX_DIFF_LINES, named, safeDiff } from "./params.js";
 
 const input = z.object({
   id: z

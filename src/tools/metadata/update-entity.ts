@@ -3,6 +3,7 @@ import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { entityRef } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { ARRANGE } from "../support/hints.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
 import { clip, lines } from "../support/text.js";
 import { buildOrExplain, named } from "./params.js";
@@ -35,7 +36,7 @@ export default defineTool({
   outputSchema: output,
   // No confirmation (a title is one value, shown before → after), so not marked destructive: the old values
   // are kept in the audit log, from which `undo_metadata_change` puts them back.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: ARRANGE,
   async handler(args, ctx: ToolContext) {
     if (args.title === undefined && args.description === undefined)
       throw new UserInputError("Pass `title`, `description` or both. Nothing was changed.");

@@ -12,6 +12,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { entityRef, refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { OVERWRITE } from "../support/hints.js";
 import { KIND_OF, KINDS } from "../support/kinds.js";
 import { schemaName } from "../support/schemas.js";
 import { lines } from "../support/text.js";
@@ -22,7 +23,6 @@ import {
   findFragment,
   MAX_DIFF_LINES,
   named,
-  OVERWRITE,
   resolveSchema,
   safeDiff,
 } from "./params.js";

@@ -6,6 +6,7 @@ import { defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
 import { cursor, date, limit, page, refParam } from "../discovery/params.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
+import { READ_ONLY } from "../support/hints.js";
 import { budgetNote, withinBudget } from "../support/paging.js";
 import { clip, lines, pageNote, plural } from "../support/text.js";
 
@@ -95,7 +96,7 @@ export default defineTool({
   requires: "audit-log",
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const me = ctx.session.username;
     const { roles } = await ctx.session.whoAmI(ctx.signal);

@@ -5,6 +5,7 @@ import { isNotFound } from "../../api/errors.js";
 import type { WorkflowInstance } from "../../api/operations.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { lines } from "../support/text.js";
 import { instanceLine, instanceOf } from "./workflows.js";
@@ -97,7 +98,7 @@ export default defineTool({
   requiredRoles: MANAGER_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (args.action !== "stop" && args.action !== "terminate") return undefined;
     const list = await instancesOf(ctx, args.ids);

@@ -4,6 +4,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { checkRange, toInstant } from "../support/dates.js";
 import { mapLimit } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
 
 /**
@@ -158,7 +159,7 @@ export default defineTool({
   toolset: "operations",
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     if (args.process) return detail(ctx, args.process);
 

@@ -6,6 +6,7 @@ import { reportUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { toInstant } from "../support/dates.js";
+import { ADDITIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
 
@@ -219,7 +220,7 @@ export default defineTool({
   localOnly: true,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler(args, ctx: ToolContext) {
     const ops = ctx.api.operations;
     if (args.action === "list") {

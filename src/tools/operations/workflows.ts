@@ -5,6 +5,7 @@ import { defineTool, UserInputError } from "../define.js";
 import { cursor, limit } from "../discovery/params.js";
 import { decodeCursor, pageFacts, queryHash } from "../support/cursor.js";
 import { checkRange, toInstant } from "../support/dates.js";
+import { READ_ONLY } from "../support/hints.js";
 import { clip, lines, pageNote } from "../support/text.js";
 
 /**
@@ -135,7 +136,7 @@ export default defineTool({
   toolset: "operations",
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const ops = ctx.api.operations;
     if (args.contexts) {

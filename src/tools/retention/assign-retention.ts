@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { ARRANGE } from "../support/hints.js";
 import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
 import {
@@ -56,7 +57,7 @@ export default defineTool({
     /** Many assets: each one's outcome. */
     results: z.array(many.resultShape).optional(),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: ARRANGE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (!many.isMany(args)) return undefined;
     const { plan, policy } = await planAssignments(args, ctx);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
+import { READ_ONLY } from "../support/hints.js";
 import { clip, lines, plural } from "../support/text.js";
 import { assetRef, assignmentLine, assignmentShape, assignmentsOf, loadAsset } from "./params.js";
 
@@ -16,7 +17,7 @@ export default defineTool({
     assignments: z.array(assignmentShape),
     total: z.number().int(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     const asset = await loadAsset(ctx, args.ref);
     const { items, total } = await assignmentsOf(ctx, asset.ref);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { mapLimit } from "../support/entities.js";
+import { READ_ONLY } from "../support/hints.js";
 import { lines, plural } from "../support/text.js";
 import { policyLine, policyShape, policyView } from "./params.js";
 
@@ -20,7 +21,7 @@ export default defineTool({
     total: z.number().int(),
     omitted: z.number().int().optional(),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(_args, ctx: ToolContext) {
     const page = await ctx.api.retention.allPolicies(MAX_POLICIES, ctx.signal);
     const policies = (await mapLimit(page.items, 4, (p) => ctx.api.retention.policy(p.ref, ctx.signal))).map(

@@ -3,6 +3,7 @@ import type { PeriodUnit, PolicyInput, RetentionPolicy } from "../../api/retenti
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, defineTool, MANAGER_ROLES, UserInputError } from "../define.js";
+import { DESTRUCTIVE } from "../support/hints.js";
 import { clip, lines } from "../support/text.js";
 import { absentTarget, changesPlan } from "../support/writes.js";
 import { periodText, policyLine, policyParam, policyShape, policyView, resolvePolicy } from "./params.js";
@@ -160,7 +161,7 @@ export default defineTool({
   inputSchema: input,
   outputSchema: output,
   // A deleted policy is gone; a change overwrites what the policy said.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const e = await examine(args, ctx);
     if (e.kind === "create")

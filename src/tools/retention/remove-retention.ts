@@ -4,6 +4,7 @@ import type { RetentionPolicy } from "../../api/retention.js";
 import { fingerprint } from "../../guards/fingerprint.js";
 import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
+import { OVERWRITE } from "../support/hints.js";
 import { clip, lines } from "../support/text.js";
 import {
   type AssignmentView,
@@ -69,7 +70,7 @@ export default defineTool({
     removed: assignmentShape,
     remainingInForce: z.number().int(),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const f = await findAssignment(ctx, args.ref, args.policy);
     const a = f.assignment;

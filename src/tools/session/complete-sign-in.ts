@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isServiceError } from "../../api/errors.js";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
+import { ADDITIVE } from "../support/hints.js";
 
 const completeSignIn = defineTool({
   name: "complete_sign_in",
@@ -21,7 +22,7 @@ const completeSignIn = defineTool({
   // Changes the session, not the repository: read-only mode keeps it, or two-factor and temporary users
   // could never finish signing in there.
   localOnly: true,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler({ code }, ctx: ToolContext) {
     const state = ctx.session.state;
     if (state.kind !== "challenge-required") {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
+import { ARRANGE } from "../support/hints.js";
 
 const signOut = defineTool({
   name: "sign_out",
@@ -15,7 +16,7 @@ const signOut = defineTool({
   localOnly: true,
   // Signing out must not first ask the person to sign in.
   withoutSession: true,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: ARRANGE,
   async handler(_args, ctx: ToolContext) {
     if (!ctx.signOut)
       throw new UserInputError(

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
 import { accessByToolset, accessLines, rolesInWords, roleWord } from "../support/access.js";
+import { READ_ONLY } from "../support/hints.js";
 import { lines } from "../support/text.js";
 
 const whoami = defineTool({
@@ -31,7 +32,7 @@ const whoami = defineTool({
     sessionEndsAt: z.string().describe("ISO 8601; a fresh sign-in happens automatically after this"),
     service: z.string().describe("Base URL of the repository service"),
   }),
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ_ONLY,
   async handler(_args, ctx: ToolContext) {
     const me = await ctx.session.whoAmI(ctx.signal);
     const { sessionStartedAt: _started, ...rest } = me;

@@ -3,6 +3,7 @@ import type { ToolContext } from "../context.js";
 import { CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { ADDITIVE } from "../support/hints.js";
 import { clip, lines } from "../support/text.js";
 import { folderPath, spokenPath } from "../support/writes.js";
 
@@ -40,7 +41,7 @@ export default defineTool({
   requiredRoles: CURATOR_ROLES,
   inputSchema: input,
   outputSchema: output,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   async handler(args, ctx: ToolContext) {
     const parent = args.parent
       ? await loadEntity(ctx, args.parent, {

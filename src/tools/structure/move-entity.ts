@@ -6,6 +6,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { ancestors, loadEntity } from "../support/entities.js";
+import { ARRANGE } from "../support/hints.js";
 import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { itemOut, spoken, toItem } from "../support/kinds.js";
 import * as many from "../support/targets.js";
@@ -19,7 +20,7 @@ import {
   sampleLine,
   spokenPath,
 } from "../support/writes.js";
-import { ARRANGE, childCount } from "./params.js";
+import { childCount } from "./params.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

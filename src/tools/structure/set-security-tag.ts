@@ -5,6 +5,7 @@ import type { ToolContext } from "../context.js";
 import { type ConfirmPlan, CURATOR_ROLES, defineTool, UserInputError } from "../define.js";
 import { refParam } from "../discovery/params.js";
 import { loadEntity } from "../support/entities.js";
+import { OVERWRITE } from "../support/hints.js";
 import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { itemOut, spoken, toItem } from "../support/kinds.js";
 import * as many from "../support/targets.js";
@@ -92,7 +93,7 @@ export default defineTool({
   inputSchema: input,
   outputSchema: output,
   // Overwrites who may see and do what; with descendants, their various previous tags are not kept.
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: OVERWRITE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (many.isMany(args)) {
       const p = await planTags(args, ctx);
