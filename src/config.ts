@@ -272,7 +272,7 @@ export interface Config {
   /** Where `download_file` may save files; unset = no local downloads (the tool is not offered). */
   downloadDir?: string;
   maxSessionMins: number;
-  /** The overall deadline of one tool call, in seconds (the error boundary in server/server.ts enforces it). */
+  /** The overall deadline of one tool call, in seconds (the tool-call boundary, server/call-boundary.ts, enforces it). */
   toolTimeoutSecs: number;
   http: {
     enabled: boolean;

@@ -16,6 +16,8 @@ import {
   personDeps,
   readOnlyDeps,
   type ServerDeps,
+  type ServerRuntime,
+  serverRuntime,
   serviceClientOf,
   type Watching,
 } from "../server/server.js";
@@ -30,7 +32,8 @@ import { commandHere } from "./self-command.js";
  */
 export interface Runtime {
   config: Config;
-  deps: ServerDeps;
+  /** What every server instance shares (session, audience, confirmation guard, audit log, shared state), made here once. */
+  deps: ServerRuntime;
   embedded?: EmbeddedTarget;
   /** Identity "person": each caller's own repository session, and the sign-in page. */
   person?: PersonRuntime;
@@ -61,13 +64,13 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
       state,
       log,
     );
-    const deps: ServerDeps = {
+    const deps = serverRuntime({
       config,
       session: person.nobody,
       log,
       audience: audienceFrom(config, undefined),
       state,
-    };
+    });
     return {
       config,
       deps,
@@ -120,7 +123,7 @@ export async function prepareRuntime(argv: string[], env: NodeJS.ProcessEnv = pr
   }
   // Never fails: a store that cannot be reached yet is retried in the background (writes refused meanwhile).
   const state = await openSharedState(config.stateUrl, log);
-  const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles), state };
+  const deps = serverRuntime({ config, session, log, audience: audienceFrom(config, roles), state });
   return {
     config,
     deps,
@@ -168,7 +171,7 @@ function banner(runtime: Runtime): string {
   return [
     `serving ${tools.length} tools (${tools.join(", ")})${runtime.config.readOnly ? " in read-only mode" : ""}`,
     `repository: ${target}, ${who}`,
-    ...(runtime.deps.state?.kind === "redis"
+    ...(runtime.deps.state.kind === "redis"
       ? [
           `shared state: Valkey/Redis (PRESERVATION_STATE_URL)${runtime.deps.state.reachable ? "" : ", not reachable yet: changes are refused until it is"}`,
         ]
@@ -212,8 +215,8 @@ export async function runMcpServer(argv: string[]): Promise<void> {
       factory,
       {
         ...config.http,
-        readiness: deps.state ? withSharedState(ownReadiness, deps.state) : ownReadiness,
-        ...(deps.state ? { state: deps.state } : {}),
+        readiness: withSharedState(ownReadiness, deps.state),
+        state: deps.state,
         ...(person ? { pages: person.pages } : {}),
         ...(config.http.webhookUrl
           ? {

@@ -10,9 +10,10 @@ import { endpointOf, whyEndpointMissing } from "../api/missing-endpoint.js";
 import { LocalPathError } from "../local/roots.js";
 import { ChallengeRequired } from "../session/session.js";
 import { SignInFailed } from "../session/sign-in-failure.js";
+import { StateUnavailableError } from "../state/types.js";
 import { UserInputError } from "../tools/define.js";
 
-/** The overall deadline of one tool call (PRESERVATION_TOOL_TIMEOUT_SECS) passed; see server/server.ts. */
+/** The overall deadline of one tool call (PRESERVATION_TOOL_TIMEOUT_SECS) passed; see server/call-boundary.ts. */
 export class ToolDeadlineExceeded extends Error {
   override readonly name = "ToolDeadlineExceeded";
   constructor(
@@ -29,11 +30,49 @@ export class ToolDeadlineExceeded extends Error {
 }
 
 /**
+ * What a failed tool call was, for the log and the audit trail:
+ * - "refused": the request itself was refused, so nothing was done: arguments or a local path the tool
+ *   rejected, the service's 400, 403, 404, 409 or 422, or the shared state away (writes are refused then);
+ * - "failed": an expected failure all the same (the service down or erring, signing in, the deadline): logged
+ *   as a warning;
+ * - "bug": anything else: logged as an error with its stack.
+ */
+export type FailureKind = "refused" | "failed" | "bug";
+
+const REFUSED_STATUSES = new Set([400, 403, 404, 409, 422]);
+
+export function classify(err: unknown): FailureKind {
+  if (
+    err instanceof StateUnavailableError ||
+    err instanceof UserInputError ||
+    err instanceof LocalPathError
+  ) {
+    return "refused";
+  }
+  if (isServiceError(err)) return REFUSED_STATUSES.has(err.status) ? "refused" : "failed";
+  if (
+    err instanceof ChallengeRequired ||
+    err instanceof SignInFailed ||
+    err instanceof ToolDeadlineExceeded
+  ) {
+    return "failed";
+  }
+  return "bug";
+}
+
+/**
  * The one place a thrown error becomes what the model reads: one short, actionable sentence, never a stack
  * trace, raw XML or secret. Status and the service's own message go to the log and the structured error.
  */
 export function toUserMessage(err: unknown, tool: string): string {
-  if (err instanceof UserInputError || err instanceof LocalPathError) return err.message;
+  // The shared state's own message says what is away and that writes wait for it.
+  if (
+    err instanceof UserInputError ||
+    err instanceof LocalPathError ||
+    err instanceof StateUnavailableError
+  ) {
+    return err.message;
+  }
   // Both are written for the person already: the service, the variable to fix, what happens next.
   if (err instanceof SignInFailed || err instanceof ToolDeadlineExceeded) return err.message;
   if (err instanceof ChallengeRequired) {
