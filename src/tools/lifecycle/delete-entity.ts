@@ -9,14 +9,8 @@ import { DESTRUCTIVE } from "../support/hints.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { itemOut, toItem } from "../support/kinds.js";
 import { lines } from "../support/text.js";
-import { contentsPhrase, inPlace, placeOf, sampleLine } from "../support/writes.js";
-import {
-  type DeletionScope,
-  deletionScope,
-  MAX_RETENTION_CHECKS,
-  named,
-  retentionRefusal,
-} from "./params.js";
+import { counts, inPlace, placeOf } from "../support/writes.js";
+import { deletionPlace, deletionSample, examineDeletion, MAX_RETENTION_CHECKS, whatGoes } from "./params.js";
 
 const input = z.object({
   ref: refParam("Asset or folder to delete; find it with `search` or `browse`"),
@@ -55,10 +49,6 @@ function load(ctx: ToolContext, ref: string): Promise<Entity> {
   });
 }
 
-function what(e: Entity, s: DeletionScope | undefined): string {
-  return e.type === "SO" && s ? `${named(e)} and everything in it (${contentsPhrase(s)})` : named(e);
-}
-
 export default defineTool({
   name: "delete_entity",
   title: "Delete to the recycle bin",
@@ -72,8 +62,7 @@ export default defineTool({
   annotations: DESTRUCTIVE,
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan> {
     const e = await load(ctx, args.ref);
-    const [path, scope] = await Promise.all([placeOf(ctx, e), deletionScope(ctx, e)]);
-    if (scope.blockers.length > 0) throw retentionRefusal(e, scope.blockers);
+    const { path, scope } = await examineDeletion(ctx, e);
     const checked = scope.retentionChecked;
     const retention =
       checked === undefined
@@ -81,13 +70,11 @@ export default defineTool({
         : `Retention: none on the ${checked === 1 ? "asset" : `${checked} assets`} checked${scope.assets > MAX_RETENTION_CHECKS ? ` (the first ${MAX_RETENTION_CHECKS}; the service checks the rest)` : ""}.`;
     return {
       summary: mayApprove(ctx, args)
-        ? `Delete ${what(e, scope)} to the recycle bin (submitted and approved by you: one confirmation for both)`
-        : `Delete ${what(e, scope)} to the recycle bin, after a manager approves`,
+        ? `Delete ${whatGoes(e, scope)} to the recycle bin (submitted and approved by you: one confirmation for both)`
+        : `Delete ${whatGoes(e, scope)} to the recycle bin, after a manager approves`,
       details: [
-        `${named(e)} ${e.ref} ${inPlace(path)}; security tag ${e.securityTag}.`,
-        ...(scope.titles.length
-          ? [sampleLine(scope.titles, scope.folders + scope.assets > scope.titles.length ? ", …" : "")]
-          : []),
+        deletionPlace(e, path),
+        ...deletionSample(scope),
         retention,
         mayApprove(ctx, args)
           ? "You may approve deletions, so this confirmation also approves it (the service's approval step still runs, and the audit says so); `recover_entity` brings it back from the recycle bin."
@@ -107,7 +94,7 @@ export default defineTool({
           ),
         },
       ],
-      preview: { folders: scope.folders, assets: scope.assets, complete: scope.complete, path },
+      preview: { ...counts(scope), path },
     };
   },
   async handler(args, ctx: ToolContext) {
@@ -119,7 +106,7 @@ export default defineTool({
       args.comment ?? "",
       ctx.signal,
     );
-    const which = `${what(e, undefined)}${e.type === "SO" ? " and everything in it" : ""} (${e.ref}, ${inPlace(path)})`;
+    const which = `${whatGoes(e, undefined)}${e.type === "SO" ? " and everything in it" : ""} (${e.ref}, ${inPlace(path)})`;
     if (mayApprove(ctx, args)) {
       // One confirmation covered both: the deletion waits for approval (PENDING) before it can be approved.
       const submitted = await settleJob(ctx, job);

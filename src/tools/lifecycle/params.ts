@@ -10,7 +10,14 @@ import { mapLimit } from "../support/entities.js";
 import { type JobSettlement, jobFields, jobState } from "../support/job-wait.js";
 import { itemOut, spoken, toItem } from "../support/kinds.js";
 import { clip, plural } from "../support/text.js";
-import { type CountedContents, countContents } from "../support/writes.js";
+import {
+  type CountedContents,
+  contentsPhrase,
+  countContents,
+  inPlace,
+  placeOf,
+  sampleLine,
+} from "../support/writes.js";
 
 /**
  * What the lifecycle tools share: the bounded look at what a deletion would take (counts by
@@ -94,6 +101,31 @@ export async function deletionScope(ctx: ToolContext, e: Entity): Promise<Deleti
     blockers,
     ...(retentionChecked !== undefined ? { retentionChecked } : {}),
   };
+}
+
+/** What a deletion's plan shows of `e`: where it is, and what goes with it. Refuses under retention. */
+export async function examineDeletion(
+  ctx: ToolContext,
+  e: Entity,
+): Promise<{ path: string; scope: DeletionScope }> {
+  const [path, scope] = await Promise.all([placeOf(ctx, e), deletionScope(ctx, e)]);
+  if (scope.blockers.length > 0) throw retentionRefusal(e, scope.blockers);
+  return { path, scope };
+}
+
+/** `folder “Estate papers” and everything in it (1 folder and 2 assets)`, or the asset named. */
+export function whatGoes(e: Entity, s: DeletionScope | undefined): string {
+  return e.type === "SO" && s ? `${named(e)} and everything in it (${contentsPhrase(s)})` : named(e);
+}
+
+/** The plan's first details: the entity where it is, then the first titles of what is in it. */
+export function deletionPlace(e: Entity, path: string): string {
+  return `${named(e)} ${e.ref} ${inPlace(path)}; security tag ${e.securityTag}.`;
+}
+
+export function deletionSample(scope: DeletionScope): string[] {
+  if (!scope.titles.length) return [];
+  return [sampleLine(scope.titles, scope.folders + scope.assets > scope.titles.length ? ", …" : "")];
 }
 
 /** The refusal a deletion under retention gets before anything is sent. */

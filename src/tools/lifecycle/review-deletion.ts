@@ -9,8 +9,8 @@ import { refParam } from "../discovery/params.js";
 import { DESTRUCTIVE } from "../support/hints.js";
 import { itemOut, toItem } from "../support/kinds.js";
 import { clip, lines } from "../support/text.js";
-import { contentsPhrase, inPlace, placeOf, sampleLine } from "../support/writes.js";
-import { deletionScope, named, retentionRefusal } from "./params.js";
+import { counts } from "../support/writes.js";
+import { deletionPlace, deletionSample, examineDeletion, named, whatGoes } from "./params.js";
 
 const input = z.object({
   job: refParam("The deletion's job handle, from `delete_entity` or `recycle_bin` (pending: true)"),
@@ -85,16 +85,13 @@ export default defineTool({
   async confirm(args, ctx: ToolContext): Promise<ConfirmPlan | undefined> {
     if (args.decision === "reject") return undefined;
     const { d, e } = await pending(ctx, args.job);
-    const [path, scope] = await Promise.all([placeOf(ctx, e), deletionScope(ctx, e)]);
-    if (scope.blockers.length > 0) throw retentionRefusal(e, scope.blockers);
+    const { path, scope } = await examineDeletion(ctx, e);
     return {
-      summary: `Approve deleting ${named(e)}${e.type === "SO" ? ` and everything in it (${contentsPhrase(scope)})` : ""} to the recycle bin`,
+      summary: `Approve deleting ${whatGoes(e, scope)} to the recycle bin`,
       details: [
-        `${named(e)} ${e.ref} ${inPlace(path)}; security tag ${e.securityTag}.`,
+        deletionPlace(e, path),
         `Deletion job ${d.id}, ${submitted(d)}${d.total !== undefined ? `; ${d.total} entities in all` : ""}.`,
-        ...(scope.titles.length
-          ? [sampleLine(scope.titles, scope.folders + scope.assets > scope.titles.length ? ", …" : "")]
-          : []),
+        ...deletionSample(scope),
         "`recover_entity` can bring it back from the recycle bin.",
       ],
       targets: [
@@ -113,7 +110,7 @@ export default defineTool({
           ),
         },
       ],
-      preview: { folders: scope.folders, assets: scope.assets, complete: scope.complete, path },
+      preview: { ...counts(scope), path },
     };
   },
   async handler(args, ctx: ToolContext) {

@@ -16,6 +16,7 @@ import {
   contentsOut,
   contentsPhrase,
   countContents,
+  counts,
   folderPath,
   sampleLine,
   spokenPath,
@@ -197,13 +198,7 @@ export default defineTool({
             ]
           : []),
       ],
-      preview: {
-        folders: contents.folders,
-        assets: contents.assets,
-        complete: contents.complete,
-        from: m.fromPath,
-        to: m.toPath,
-      },
+      preview: { ...counts(contents), from: m.fromPath, to: m.toPath },
     };
   },
   async handler(args, ctx: ToolContext) {
@@ -232,9 +227,7 @@ export default defineTool({
       entity: toItem(m.entity),
       from: { ...(m.entity.parentRef ? { ref: m.entity.parentRef } : {}), path: m.fromPath },
       to: { ...(m.destination ? { ref: m.destination.ref } : {}), path: m.toPath },
-      ...(contents
-        ? { contents: { folders: contents.folders, assets: contents.assets, complete: contents.complete } }
-        : {}),
+      ...(contents ? { contents: counts(contents) } : {}),
     };
     const text = lines(
       `Moving ${headline(m, contents)}: ${jobOutcome(settled)}`,

@@ -10,7 +10,14 @@ import { jobOutcome, jobState, settleJob } from "../support/job-wait.js";
 import { itemOut, spoken, toItem } from "../support/kinds.js";
 import * as many from "../support/targets.js";
 import { clip, lines } from "../support/text.js";
-import { type Contents, contentsOut, contentsPhrase, countContents, sampleLine } from "../support/writes.js";
+import {
+  type Contents,
+  contentsOut,
+  contentsPhrase,
+  countContents,
+  counts,
+  sampleLine,
+} from "../support/writes.js";
 import { childCount } from "./params.js";
 
 const input = z.object({
@@ -123,13 +130,7 @@ export default defineTool({
           fingerprint: fingerprint(e.parentRef, e.title, e.securityTag, c.children),
         },
       ],
-      preview: {
-        from: e.securityTag,
-        to: args.tag,
-        folders: contents.folders,
-        assets: contents.assets,
-        complete: contents.complete,
-      },
+      preview: { from: e.securityTag, to: args.tag, ...counts(contents) },
     };
   },
   async handler(args, ctx: ToolContext) {
@@ -154,9 +155,7 @@ export default defineTool({
       previousTag: e.securityTag,
       securityTag: args.tag,
       includeDescendants: c.wide,
-      ...(contents
-        ? { contents: { folders: contents.folders, assets: contents.assets, complete: contents.complete } }
-        : {}),
+      ...(contents ? { contents: counts(contents) } : {}),
     };
     return {
       structured,

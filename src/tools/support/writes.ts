@@ -53,6 +53,11 @@ export async function countContents(
   return { folders, assets, complete: true, titles };
 }
 
+/** The counts alone, without the sample titles: what structured answers and previews carry. */
+export function counts(c: Contents): Contents {
+  return { folders: c.folders, assets: c.assets, complete: c.complete };
+}
+
 /**
  * “3 folders and 12 assets”, “1 asset”; “at least …” when the count was cut. The one wording of a count
  * of contents, in plans and answers alike.

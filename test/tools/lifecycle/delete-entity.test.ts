@@ -36,6 +36,15 @@ describe.each(ERAS)("delete_entity (%s)", (era) => {
     expect(pending.items.map((i) => i.ref)).not.toContain(t.folder.ref);
   });
 
+  it("words what a folder holds as moves and re-tags do: no count of nothing", async () => {
+    const t = makeTree(repo, "Loose letters");
+    const p = await mcp.call<Preview>("delete_entity", { ref: t.sub.ref });
+    expect(p.confirmationRequired.summary).toBe(
+      "Delete folder “Loose letters — sub” and everything in it (1 asset) to the recycle bin (submitted and approved by you: one confirmation for both)",
+    );
+    expect(p.confirmationRequired.preview).toMatchObject({ folders: 0, assets: 1, complete: true });
+  });
+
   it("a manager's one confirmation submits and approves: the asset is in the recycle bin when it answers", async () => {
     const t = makeTree(repo, "Once only");
     const p = await mcp.call<Preview>("delete_entity", { ref: t.a1.ref });
