@@ -7,7 +7,7 @@ import type { Case, Fixtures, Reply } from "./case.js";
  * would normalise `..` and re-encode), or straight onto a socket for what no HTTP client would send.
  */
 
-/** The service the junk goes to and the placeholder values, set once it runs (harness.ts). */
+/** The service the junk goes to and the placeholder values, set once it runs (fixtures.ts). */
 export const target: { url: string; fx: Fixtures } = { url: "", fx: {} };
 
 /** `text` with its placeholders ({so}, {token} …) filled; an unknown one is left as written. */

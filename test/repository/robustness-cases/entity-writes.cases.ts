@@ -1,5 +1,5 @@
 import type { Body, Case } from "./case.js";
-import { spread, UNKNOWN_UUID, type XmlRoute, xmlJunk } from "./junk.js";
+import { type Junk, spread, UNKNOWN_UUID, type XmlRoute, xmlJunk } from "./junk.js";
 import {
   APPROVAL,
   ASSET,
@@ -12,7 +12,6 @@ import {
   FOLDER,
   FORM,
   JSON_TYPE,
-  type Junk,
   multipart,
   PHYSICAL,
   POLICY,

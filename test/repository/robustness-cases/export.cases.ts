@@ -1,6 +1,6 @@
 import type { Case } from "./case.js";
-import { spread, UNKNOWN_UUID, xmlJunk } from "./junk.js";
-import { DELETION, E, ENT7, el, type Junk, XML_TYPE } from "./wire.js";
+import { type Junk, spread, UNKNOWN_UUID, xmlJunk } from "./junk.js";
+import { DELETION, E, ENT7, el, XML_TYPE } from "./wire.js";
 
 /**
  * Export (entity-exports.ts): an <ExportAction> body, refused before any action or file is made; and the

@@ -1,9 +1,19 @@
-import { el, type Junk, LAUGHS } from "./wire.js";
+import type { Body } from "./case.js";
+import { el } from "./wire.js";
 
 /**
  * Junk by shape, shared by the areas: bad numbers, refs, dates, versions and tokens; the XML junk any XML
  * body route must refuse; and `spread`, which deals one junk list out over routes that parse the same way.
  */
+
+/** A body to refuse: a name, the body, the statuses allowed, and what the message must say. */
+export type Junk = [name: string, body: Body, expect: number[], message?: RegExp];
+
+/** Nested entities, each ten of the one before: a billion laughs if ever expanded. */
+export const LAUGHS = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from(
+  { length: 9 },
+  (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`,
+).join("")}]>`;
 
 export const BAD_NUMBERS = [
   "-5",

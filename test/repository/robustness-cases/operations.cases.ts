@@ -1,9 +1,18 @@
 import { expect } from "vitest";
 import type { Body, Case, Reply } from "./case.js";
 import { fill } from "./client.js";
-import { BAD_DATES, BAD_NUMBERS, spread, TWO_MIB, UNKNOWN_UUID, type XmlRoute, xmlJunk } from "./junk.js";
+import {
+  BAD_DATES,
+  BAD_NUMBERS,
+  type Junk,
+  spread,
+  TWO_MIB,
+  UNKNOWN_UUID,
+  type XmlRoute,
+  xmlJunk,
+} from "./junk.js";
 import { withParam } from "./read-routes.js";
-import { APPROVAL, ENT7, el, FORM, JSON_TYPE, type Junk, multipart, WF, WF_NS, XML_TYPE } from "./wire.js";
+import { APPROVAL, ENT7, el, FORM, JSON_TYPE, multipart, WF, WF_NS, XML_TYPE } from "./wire.js";
 
 /**
  * Operations APIs: the Workflow API (XML in WF_NS; errors are the service's JSON, as everywhere), the

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import type { Body } from "./case.js";
 
 /**
  * What requests are made of: base paths, content types, namespaces, an XML element, and bodies the routes
@@ -19,14 +18,7 @@ export const TEXT_TYPE = { "Content-Type": "text/plain;charset=UTF-8" };
 export const CSV_TYPE = { "Content-Type": "text/csv;charset=UTF-8" };
 export const OCTET = { "Content-Type": "application/octet-stream" };
 
-/** A body to refuse: a name, the body, the statuses allowed, and what the message must say. */
-export type Junk = [name: string, body: Body, expect: number[], message?: RegExp];
-
 export const el = (name: string, ns: string, inner: string) => `<${name} xmlns="${ns}">${inner}</${name}>`;
-export const LAUGHS = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">${Array.from(
-  { length: 9 },
-  (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`,
-).join("")}]>`;
 export const TYPES = [
   ["so", "structural-objects", "StructuralObject"],
   ["io", "information-objects", "InformationObject"],
