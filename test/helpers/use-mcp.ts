@@ -50,13 +50,16 @@ export function useMcp(opts: UseMcpOptions = {}): McpHarness {
   afterAll(async () => {
     await harness?.close();
   });
-  const forwarded = standIn("useMcp", () => harness);
   // `repo` answers before the server starts, so another fixture can be declared on the same repository.
-  return new Proxy(forwarded, { get: (t, key) => (key === "repo" ? repo : Reflect.get(t, key)) });
+  return standIn("useMcp", () => harness, { repo });
 }
 
 /** An object that forwards to `current()` once it is set, and says where it is started when used too early. */
-function standIn<T extends object>(maker: string, current: () => T | undefined): T {
+function standIn<T extends object>(
+  maker: string,
+  current: () => T | undefined,
+  known: Partial<T> = {},
+): T {
   const target = (): T => {
     const it = current();
     if (!it)
@@ -65,6 +68,7 @@ function standIn<T extends object>(maker: string, current: () => T | undefined):
   };
   return new Proxy({} as T, {
     get(_, key) {
+      if (Object.hasOwn(known, key)) return (known as Record<string | symbol, unknown>)[key];
       const it = target();
       const value = Reflect.get(it, key);
       return typeof value === "function" ? value.bind(it) : value;

@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { ancestorsOf, childrenOf, DEMO, entity, readerSees } from "./demo-facts.js";
 
 interface Item {
@@ -20,16 +22,8 @@ interface Answer {
 const KIND: Record<string, string> = { SO: "folder", IO: "asset", CO: "content_object" };
 
 describe("browse", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
 
   it("lists the top-level folders in order without a ref, with no breadcrumbs", async () => {
     const a = await mcp.call<Answer>("browse");
@@ -111,5 +105,16 @@ describe("browse", () => {
     );
     const malformed = await mcp.raw("browse", { ref: "/Harbour Town Council" });
     expect(textOf(malformed)).toMatch(/is not a ref; refs are UUIDs/);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("browse", { ref: DEMO.refs.photographs });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "/Photographs: 3 items in folder 93951a69-2b7f-4d19-bccb-04b90e50cb4b
+      - folder "Harbour and Shipping" 9f33e32b-2bf1-4a93-8c63-eb2da5e52557
+      - folder "Street Scenes" 0216ef7b-0182-4406-a815-3041cf9f00f6
+      - folder "People and Events" f2d0a769-61b0-466a-9c08-5f4287e13748
+      All 3 shown."
+    `);
   });
 });

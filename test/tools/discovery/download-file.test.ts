@@ -9,6 +9,7 @@ import {
   insertEntity,
 } from "../../../repository/store/entities/write.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { DEMO, seedFile } from "./demo-facts.js";
 
 interface Saved {
@@ -114,5 +115,14 @@ describe("download_file", () => {
     await expect(
       startMcp({ user: "curator", repo: mcp.repo, flags: ["--download-dir", "relative/dir"] }),
     ).rejects.toThrow(/--download-dir must be an absolute path/);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("download_file", { ref: DEMO.refs.textAsset, saveAs: "pinned-journal.txt" });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "Saved <tmp>/pmcp-downloads-XXXXXX/pinned-journal.txt (370 bytes).
+      From content object d233686f-6005-42fc-a605-3abb2dff0da9, generation 1, file 1.
+      Verified against the repository's fixity: MD5 d97426a143cc7a7b9b8fa03755db98b3; SHA1 3ce0c8df0015383a4612284fb3e82aa18f4f964b; SHA256 58e7e052f07c1aa56473d66b13cc15f5ceee5d448a626628e59ed2ab18c55fcb; SHA512 c2af0d7d9650cc31c3f4a46fda85260167def5fb0e80d56c31208c508d0225fffebaf6cd4ddbcb1a0a2ca8851870f89997633202ba48738367c74840dbdca270."
+    `);
   });
 });

@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { assetNode, DEMO, entity, nodeOf } from "./demo-facts.js";
 
 interface Answer {
@@ -10,16 +12,8 @@ interface Answer {
 }
 
 describe("find_by_identifier", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
 
   it("finds an asset by its reference code, with or without the identifier type", async () => {
     const code = assetNode("byeLaw1858").code;
@@ -85,5 +79,13 @@ describe("find_by_identifier", () => {
       cursor = next.nextCursor;
     }
     expect(refs.sort()).toEqual(shared.map((e) => e.ref).sort());
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("find_by_identifier", { value: assetNode("byeLaw1858").code });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "1 entity with identifier "HTA/HTC/3/1858":
+      - asset "Bye-laws for the regulation of the Market 1858" a26e292a-febc-41a7-9778-da83cc81b45a"
+    `);
   });
 });

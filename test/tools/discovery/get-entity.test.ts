@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addIdentifier, insertEntity } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type BlockingProxy, startProxiedMcp } from "../../helpers/blocking-proxy.js";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { type McpHarness, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { ancestorsOf, assetNode, DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
 interface Answer {
@@ -45,16 +47,8 @@ interface Answer {
 }
 
 describe("get_entity", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
 
   it("describes an asset with its fragment list by default, and nothing it was not asked for", async () => {
     const ref = DEMO.refs.byeLaw1858;
@@ -264,6 +258,17 @@ describe("get_entity", () => {
     expect(res.isError).toBeFalsy();
     expect(textOf(res).length).toBeLessThan(4000);
     expect(JSON.stringify(res.structuredContent).length).toBeLessThan(6000);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("get_entity", { ref: DEMO.refs.byeLaw1858 });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "asset "Bye-laws for the regulation of the Market 1858" a26e292a-febc-41a7-9778-da83cc81b45a
+      Description: Bye-laws for the regulation of the Market 1858, made by the Borough Council on 4 May 1858; printed text and a structured transcription.
+      Security tag: open; in folder "Bye-laws and Regulations" 5350e708-e113-4107-a78f-a14ff2b76cf7
+      Path: /Harbour Town Council/Bye-laws and Regulations/Bye-laws for the regulation of the Market 1858 (above: f449d88a-335f-47c9-bd79-84a3c0c7e7cd > 5350e708-e113-4107-a78f-a14ff2b76cf7)
+      Metadata (read with \`read_metadata\`): oai_dc dfdcaeb1-12c0-4dc2-9dae-727f04f9f355"
+    `);
   });
 });
 

@@ -9,6 +9,7 @@ import {
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type BlockingProxy, startProxiedMcp } from "../../helpers/blocking-proxy.js";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { tenPagePdf } from "../../repository/search/pdf-fixture.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
@@ -414,6 +415,22 @@ describe("get_file", () => {
     expect((res.structuredContent as unknown as Answer).text).toBeUndefined();
     expect(textOf(res)).toMatch(/No text could be read from this PDF: .+\. Read the bytes as the resource/);
     expect(links(res)).toHaveLength(1);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("get_file", { ref: DEMO.refs.textAsset, maxBytes: 300 });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "harbour-masters-journal-1852.txt, 370 bytes, Plain Text File (x-fmt/111); content object d233686f-6005-42fc-a605-3abb2dff0da9 (Preservation copy of asset e4490e85-51ec-4227-a858-7011400354b1), generation 1, file 1
+      Fixity: MD5 d97426a143cc7a7b9b8fa03755db98b3; SHA1 3ce0c8df0015383a4612284fb3e82aa18f4f964b; SHA256 58e7e052f07c1aa56473d66b13cc15f5ceee5d448a626628e59ed2ab18c55fcb; SHA512 c2af0d7d9650cc31c3f4a46fda85260167def5fb0e80d56c31208c508d0225fffebaf6cd4ddbcb1a0a2ca8851870f89997633202ba48738367c74840dbdca270
+      Media type text/plain.
+      Text (bytes 0–299 of 370):
+      Harbour Master's journal, 1852. Transcribed by volunteers of the Harbour Town Archives.
+
+      1 January 1852. Wind SW, fresh. High water 10.42. Schooner Providence of Falmouth entered with coal.
+      2 January 1852. Gale from the west. All vessels kept in harbour. Pier head light damaged.
+      3 January 1852. Mode
+      [cut: 70 more bytes; call again with offset 300, or read the resource preservation://bitstream/d233686f-6005-42fc-a605-3abb2dff0da9/1/1]"
+    `);
   });
 });
 

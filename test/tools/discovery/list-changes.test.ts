@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { type McpHarness, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { DEMO, entity, readerSees } from "./demo-facts.js";
 
 interface Answer {
@@ -27,16 +29,8 @@ async function everyChange(mcp: McpHarness, args: Record<string, unknown>) {
 }
 
 describe("list_changes", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
 
   it("lists everything changed since long ago, paging to the end, each entity once", async () => {
     const { refs, total } = await everyChange(mcp, { since: "1900", limit: 200 });
@@ -108,5 +102,16 @@ describe("list_changes", () => {
     expect(textOf(relative)).toMatch(new RegExp(`is not a date; use .* \\(today is ${today}\\)\\.$`));
     const upside = await mcp.raw("list_changes", { since: "2025-02", until: "2025-01" });
     expect(textOf(upside)).toMatch(/since is after until/);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("list_changes", { since: "2025-01", limit: 3 });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "45 entities changed from 2025-01-01T00:00:00.000Z onwards:
+      - asset "Interview with Albert Rowe, lifeboat coxswain" 2adb2c7c-4e17-4e99-b020-b1207e6b9530
+      - asset "Interview with Edith Hocking, shopkeeper" 2ddc640a-abf2-410c-ab1c-4320b8c7bb2e
+      - asset "Interview with Walter Jago, docker" 3253f19e-538b-4f8b-beb9-d2af16392334
+      Showing 1–3 of 45; for more, call again with cursor "<cursor>"."
+    `);
   });
 });

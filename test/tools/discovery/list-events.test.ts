@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { DEMO, entity } from "./demo-facts.js";
 
 interface Row {
@@ -256,5 +257,14 @@ describe("list_events", () => {
     const cursor = await mcp.call<Answer>("list_events", { limit: 2 });
     const reuse = await mcp.raw("list_events", { types: ["Ingest"], cursor: cursor.nextCursor });
     expect(textOf(reuse)).toMatch(/different question/);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("list_events", { ref: DEMO.refs.byeLaw1858 });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "1 event on asset "Bye-laws for the regulation of the Market 1858" a26e292a-febc-41a7-9778-da83cc81b45a, newest first:
+      - 2023-03-17T09:31:31.000Z Ingest (command_create) by curator, Ingest Harbour Town Archives (XIP) event 93cecd8e-ac76-4f37-9ea2-58673f8c17c4
+      Its files' events (integrity checks, characterisation) are recorded on its content objects: 8fdaf3b5-1be0-4e8d-803d-989260ac8037 "bye-laws-for-the-regulation-of-the-market-1858.pdf" (5 events), 4cb1c86a-3fb0-4cd5-9d8b-dd7fb2d032ab "bye-laws-for-the-regulation-of-the-market-1858.xml" (5 events); pass one as ref."
+    `);
   });
 });

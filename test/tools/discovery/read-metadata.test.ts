@@ -1,8 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ACCESSION_SCHEMA, OAI_DC_SCHEMA } from "../../../repository/seed/metadata.js";
 import { addFragment } from "../../../repository/store/entities/write.js";
 import { metadataUri } from "../../../src/resources/uris.js";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { assetNode, DEMO, entity, NODES } from "./demo-facts.js";
 
 interface Answer {
@@ -21,16 +23,8 @@ const values = (a: Answer, name: string) =>
   (a.fields ?? []).filter((f) => f.name === name).map((f) => f.value);
 
 describe("read_metadata", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
 
   it("reads an entity's only fragment as Dublin Core fields, repeated elements in order", async () => {
     const node = assetNode("byeLaw1858");
@@ -155,5 +149,24 @@ describe("read_metadata", () => {
     expect(textOf(closed)).toMatch(/^You do not have permission/);
     const bad = await mcp.raw("read_metadata", { ref: DEMO.refs.byeLaw1858, mref: "dc" });
     expect(textOf(bad)).toMatch(/"dc" is not a ref/);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("read_metadata", { ref: DEMO.refs.byeLaw1858 });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "oai_dc metadata (http://www.openarchives.org/OAI/2.0/oai_dc/) of asset "Bye-laws for the regulation of the Market 1858" a26e292a-febc-41a7-9778-da83cc81b45a, fragment dfdcaeb1-12c0-4dc2-9dae-727f04f9f355 (866 characters):
+      title: Bye-laws for the regulation of the Market 1858
+      creator: Harbour Town Borough Council
+      subject: Bye-laws
+      subject: Local government
+      description: Bye-laws for the regulation of the Market 1858, made by the Borough Council on 4 May 1858; printed text and a structured transcription.
+      publisher: Harbour Town Archives
+      date: 1858-05-04
+      type: Text
+      format: application/pdf
+      identifier: HTA/HTC/3/1858
+      language: en
+      rights: Open. Copyright Harbour Town Council; may be reproduced for private study with acknowledgement."
+    `);
   });
 });

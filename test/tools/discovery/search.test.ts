@@ -1,5 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { type McpHarness, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { assetNode, DEMO, descendantsOf, entity, readerSees } from "./demo-facts.js";
 
 interface Hit {
@@ -40,16 +42,8 @@ async function everyHit(
 const foldersAndAssets = DEMO.entities.filter((e) => e.type !== "CO");
 
 describe("search", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
 
   it("pages through every asset with a cursor, totals stable, each asset once, in our terms", async () => {
     const { hits, total } = await everyHit(mcp, { type: "asset", limit: 40 });
@@ -279,5 +273,33 @@ describe("search", () => {
     const res = await mcp.raw("search", { query: "harbour", facets: ["oai_dc.subject"] });
     expect(textOf(res).length).toBeLessThan(6000);
     expect(textOf(res)).toMatch(/Showing 1–20 of \d+; for more, call again with cursor "/);
+  });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("search", { query: "harbour master" });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "25 matches for "harbour master":
+      - folder "Harbour Master's Journals" 1bcdc103-98c3-4998-80a5-dc3dbb112160, in "Harbour Board" c4fe59a2-5dcb-4dfd-a358-475273c1432d
+      - asset "Personnel file: Thomas Kettering, Harbour Master" ab43ab67-ea9a-4e25-9086-db8a4f5d5501, in "Personnel Files" 5e044dbe-a03e-4238-8243-c240232445ad
+      - asset "Personnel file: Arthur Penrose, Harbour Master" 22cad7b9-6615-4383-9144-b10a38910abe, in "Personnel Files" 5e044dbe-a03e-4238-8243-c240232445ad
+      - asset "Harbour Master's journal 1852" e4490e85-51ec-4227-a858-7011400354b1, in "Harbour Master's Journals" 1bcdc103-98c3-4998-80a5-dc3dbb112160
+      - asset "Harbour Master's journal 1853" fddbbbfa-076d-4cc4-8be5-733004559f4b, in "Harbour Master's Journals" 1bcdc103-98c3-4998-80a5-dc3dbb112160
+      - asset "Harbour Master's journal 1854" f1d6f803-e772-4e21-a815-267ed9c825b4, in "Harbour Master's Journals" 1bcdc103-98c3-4998-80a5-dc3dbb112160
+      - asset "Letter from the Town Clerk to the Harbour Master, 1931" 21a9cd12-eef8-4a4a-a0d9-e4ed376af30a, in "Letters of the Town Clerk" 16ae68bf-7fb2-4bc0-9d72-c19c3541721a
+      - asset "Harbour Board minutes 1854" 89cf49e3-0ec1-45b8-9588-c6fe19a3023b, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Register of harbour dues 1858" 76c0ef85-e848-40c5-8c24-089eac3297c1, in "Registers of Harbour Dues" 0cb9520f-5ee2-4bcd-969a-f144f832bf21
+      - asset "Register of harbour dues 1859" e3455e3b-1865-4a6e-937f-bc6a0b2aba45, in "Registers of Harbour Dues" 0cb9520f-5ee2-4bcd-969a-f144f832bf21
+      - asset "Register of harbour dues 1855" a7e71cb5-9e11-4d3f-a3ac-69f827798bc0, in "Registers of Harbour Dues" 0cb9520f-5ee2-4bcd-969a-f144f832bf21
+      - asset "Register of harbour dues 1856" bf82084c-8eb6-44f3-b3e9-883f5aa3ff04, in "Registers of Harbour Dues" 0cb9520f-5ee2-4bcd-969a-f144f832bf21
+      - asset "Register of harbour dues 1857" 648fe4b5-87fd-44ee-97ec-8b7f4744ff06, in "Registers of Harbour Dues" 0cb9520f-5ee2-4bcd-969a-f144f832bf21
+      - asset "Harbour Board minutes 1850" 5b0c2e8a-bac6-4b83-9f39-de8aa4b9b4c3, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Harbour Board minutes 1859" 05fa205b-c18c-4c92-947c-5a480e46c5a6, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Harbour Board minutes 1852" 15ee8927-3311-4f50-ba25-9f8cbc234ea3, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Harbour Board minutes 1857" 9dcd889f-c4fb-4864-be1a-5e784f070911, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Harbour Board minutes 1853" 5f2f426f-2951-402b-9da9-a71e25e8814f, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Harbour Board minutes 1856" 6c06b63e-6e7f-4587-a6d5-2ca782452131, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      - asset "Harbour Board minutes 1851" 83dd9742-65d7-4530-8b55-0eece8dc2cee, in "Harbour Board Minutes" 39615f7b-0bb6-433b-8630-82a6886536ca
+      Showing 1–20 of 25; for more, call again with cursor "<cursor>"."
+    `);
   });
 });

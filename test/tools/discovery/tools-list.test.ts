@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DISCOVERY_TOOLS } from "../../../src/tools/discovery/index.js";
-import { type McpHarness, startMcp } from "../../helpers/mcp.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 
 const NAMES = [
   "search",
@@ -14,16 +14,8 @@ const NAMES = [
 ];
 
 describe("the discovery tools in tools/list", () => {
-  let mcp: McpHarness;
-  let manager: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "reader", flags: ["--read-only"] });
-    manager = await startMcp({ user: "manager", repo: mcp.repo });
-  });
-  afterAll(async () => {
-    await manager.close();
-    await mcp.close();
-  });
+  const mcp = useMcp({ user: "reader", flags: ["--read-only"] });
+  const manager = useMcp({ user: "manager", repo: mcp.repo });
 
   it("are all listed, even read-only and for a reader, each read-only and closed-world with every hint set", async () => {
     const { tools } = await mcp.client.listTools();

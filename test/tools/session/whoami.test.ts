@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import { DEMO_USERS } from "../../helpers/repository.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 // whoami only reads: one repository serves every describe of the file.
@@ -65,5 +66,29 @@ describe.each(ERAS)("whoami explains what a restricted user may do (%s)", (era) 
       /^- metadata \(.*\): needs the curator role \(or manager, administrator\): update_entity, .*; needs an audit log/m,
     );
     expect(text).toMatch(/^- admin \(.*\): off on this server \(PRESERVATION_TOOLSETS\)$/m);
+  });
+});
+
+describe("whoami's answer text", () => {
+  const mcp = useMcp({ user: "curator", repo });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("whoami");
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "Daniel Okafor (curator), tenant DEMO, e-mail daniel.okafor@example.org; roles: reader (ROLE_SDB_ACCESS_USER) and curator (ROLE_SDB_DATA_MANAGEMENT_USER); token valid until <time of this run>; session ends <time of this run> (a fresh sign-in then happens by itself); service <repository>
+      What you may do here, by toolset:
+      - discovery (Search, browse and read the collection: entities, metadata, files, events; save files where a download folder is configured): yours: search, browse, get_entity, read_metadata, get_file, find_by_identifier, list_events, list_changes; needs a download folder (PRESERVATION_DOWNLOAD_DIR): download_file
+      - session (Who am I, and completing sign-in challenges): yours: whoami, complete_sign_in; needs a team server where each person signs in as themselves (PRESERVATION_IDENTITY=person): sign_out
+      - metadata (Edit descriptions: titles, descriptive metadata fragments (Dublin Core and other schemas), identifiers, links; undo a change from the audit log): yours: update_entity, update_metadata, edit_identifiers, edit_links; needs an audit log (PRESERVATION_AUDIT_LOG): undo_metadata_change
+      - structure (Arrange the collection: create folders, move entities or whole subtrees, change security tags): yours: create_folder, move_entity, set_security_tag
+      - lifecycle (Delete to the recycle bin, recover, finally delete; replace a content object's file; add an access representation): off on this server (PRESERVATION_TOOLSETS): delete_entity, review_deletion, recycle_bin, recover_entity, final_delete; needs folders allowed for ingest (PRESERVATION_INGEST_ROOTS): replace_content, add_representation
+      - retention (Retention policies: list them, see an asset's assignments, assign and remove; managers create, change and delete policies): off on this server (PRESERVATION_TOOLSETS)
+      - ingest (Take in local files, folders or ready packages from the folders the person allowed): needs folders allowed for ingest (PRESERVATION_INGEST_ROOTS)
+      - export (Export a folder or asset as a package into the download folder): needs a download folder (PRESERVATION_DOWNLOAD_DIR)
+      - jobs (Follow long work (ingest, export, CSV edits, subtree moves, deletions): state, progress, result): yours: job_status
+      - bulk (Metadata edits from a CSV file: a dry run row by row, then apply as a job; metadata groups listed, and managed by managers): off on this server (PRESERVATION_TOOLSETS)
+      - operations (What the repository is doing: processes and their failures, workflows, reports; what was changed through the assistant (the audit trail)): off on this server (PRESERVATION_TOOLSETS): processes, workflows, control_workflow, reports; needs an audit log (PRESERVATION_AUDIT_LOG): audit_log
+      - admin (Administration: users, security tags and roles, storage and quota, entitlements, configuration history, authentication settings, migration policy, the format registry): off on this server (PRESERVATION_TOOLSETS)"
+    `);
   });
 });
