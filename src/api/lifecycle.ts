@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { ENTITY_PATHS, type EntityType, type Page, type PageRequest } from "./entity.js";
+import { ENTITY_PATHS, type EntityType, type Page, type PageRequest, pageTarget } from "./entity.js";
 import { UnexpectedResponseError } from "./errors.js";
 import type { HttpClient, HttpResponse } from "./http.js";
 import { checkRef, looksLikeRef } from "./refs.js";
@@ -323,17 +323,13 @@ export class LifecycleApi {
 
   /** Deletion actions, newest first, optionally of one status (PENDING: awaiting approval). */
   deletions(opts: PageRequest & { status?: string } = {}): Promise<Page<DeletionAction>> {
-    const p = opts.next ?? `${this.base}/actions/deletions`;
-    const query = opts.next
-      ? undefined
-      : { status: opts.status, start: opts.start ?? 0, max: opts.max ?? 100 };
+    const { path: p, query } = pageTarget(opts, `${this.base}/actions/deletions`, { status: opts.status });
     return this.getXml("lifecycle.deletions", p, query, opts.signal, readDeletionActions);
   }
 
   /** The recycle bin: the top entity of each deletion the caller may read, newest first. */
   recycleBin(page: PageRequest = {}): Promise<Page<DeletedEntity>> {
-    const p = page.next ?? `${this.base}/recycle-bin`;
-    const query = page.next ? undefined : { start: page.start ?? 0, max: page.max ?? 100 };
+    const { path: p, query } = pageTarget(page, `${this.base}/recycle-bin`);
     return this.getXml("lifecycle.recycleBin", p, query, page.signal, readDeletedEntities);
   }
 
@@ -368,10 +364,10 @@ export class LifecycleApi {
 
   /** Retention assignments on an asset (an unexpired one keeps it from being deleted). */
   retentionAssignments(assetRef: string, page: PageRequest = {}): Promise<Page<RetentionAssignment>> {
-    const p =
-      page.next ??
-      `${this.base}/${ENTITY_PATHS.IO}/${encodeURIComponent(checkRef(assetRef))}/retention-assignments`;
-    const query = page.next ? undefined : { start: page.start ?? 0, max: page.max ?? 100 };
+    const { path: p, query } = pageTarget(
+      page,
+      `${this.base}/${ENTITY_PATHS.IO}/${encodeURIComponent(checkRef(assetRef))}/retention-assignments`,
+    );
     return this.getXml("lifecycle.retentionAssignments", p, query, page.signal, readRetentionAssignments);
   }
 

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from "./entity.js";
+import { type Page, type PageRequest, pageTarget } from "./entity.js";
 import { isNotFound, UnexpectedResponseError } from "./errors.js";
 import type { HttpClient } from "./http.js";
 import { checkRef, looksLikeRef } from "./refs.js";
@@ -238,14 +238,9 @@ export class RetentionApi {
 
   /** One page of policies, by name. */
   async policies(page: PageRequest = {}): Promise<Page<RetentionPolicySummary>> {
-    const path = page.next ?? `${this.base}/retention-policies`;
     return this.xml(
       "retention.policies",
-      {
-        path,
-        ...(page.next ? {} : { query: { start: page.start ?? 0, max: page.max ?? 100 } }),
-        signal: page.signal,
-      },
+      { ...pageTarget(page, `${this.base}/retention-policies`), signal: page.signal },
       readPolicies,
     );
   }
@@ -325,16 +320,10 @@ export class RetentionApi {
 
   /** An asset's retention assignments (oldest first). */
   async assignments(assetRef: string, page: PageRequest = {}): Promise<Page<RetentionAssignment>> {
-    const path =
-      page.next ??
-      `${this.base}/information-objects/${checkRef(assetRef, "asset reference")}/retention-assignments`;
+    const path = `${this.base}/information-objects/${checkRef(assetRef, "asset reference")}/retention-assignments`;
     return this.xml(
       "retention.assignments",
-      {
-        path,
-        ...(page.next ? {} : { query: { start: page.start ?? 0, max: page.max ?? 100 } }),
-        signal: page.signal,
-      },
+      { ...pageTarget(page, path), signal: page.signal },
       readAssignments,
     );
   }

@@ -37,6 +37,7 @@ import {
   type Link,
   type Page,
   type PageRequest,
+  pageTarget,
   type Representation,
   type RepresentationRef,
   type ServiceVersion,
@@ -117,8 +118,7 @@ export class EntityApi {
     reader: (doc: XmlElement) => Page<T>,
     extra: Record<string, string | number | undefined | readonly string[]> = {},
   ): Promise<Page<T>> {
-    const target = page.next ?? path;
-    const query = page.next ? undefined : { ...extra, start: page.start ?? 0, max: page.max ?? 100 };
+    const { path: target, query } = pageTarget(page, path, extra);
     const res = await this.xml(operation, target, query, page.signal);
     return this.read(operation, target, res.status, () => reader(res.doc));
   }

@@ -55,6 +55,19 @@ export interface PageRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * Where a page request goes: the `next` URL as the previous page gave it (it carries its own query), else
+ * `path` with the filters, start and max (100 unless asked).
+ */
+export function pageTarget<F extends Record<string, unknown> = Record<never, never>>(
+  page: PageRequest,
+  path: string,
+  filters?: F,
+): { path: string; query?: F & { start: number; max: number } } {
+  if (page.next) return { path: page.next };
+  return { path, query: { ...(filters as F), start: page.start ?? 0, max: page.max ?? 100 } };
+}
+
 export interface MetadataFragment {
   mref: string;
   schema: string;

@@ -116,9 +116,10 @@ export class EntityWriteApi {
         }),
       signal,
     );
-    if (res.data && typeof res.data === "object") {
+    const reply = replyXml(res);
+    if (reply) {
       try {
-        return readEntity(res.data as XmlElement);
+        return readEntity(reply);
       } catch {
         // fall through: some services answer without the entity; it is read back below
       }
@@ -149,10 +150,7 @@ export class EntityWriteApi {
       (xip) => metadataContainerXml(xip, { schema, entityRef: ref, document }),
       signal,
     );
-    const mref =
-      res.data && typeof res.data === "object"
-        ? childText(find(res.data as XmlElement, "MetadataContainer"), "Ref")
-        : undefined;
+    const mref = childText(find(replyXml(res), "MetadataContainer"), "Ref");
     return mref ? { mref } : {};
   }
 
@@ -199,10 +197,7 @@ export class EntityWriteApi {
       (xip) => identifierXml(xip, { type: idType, value, entityRef: ref }),
       signal,
     );
-    const apiId =
-      res.data && typeof res.data === "object"
-        ? childText(find(res.data as XmlElement, "Identifier"), "ApiId")
-        : undefined;
+    const apiId = childText(find(replyXml(res), "Identifier"), "ApiId");
     return apiId ? { apiId } : {};
   }
 
@@ -248,7 +243,8 @@ export class EntityWriteApi {
       (xip) => linkXml(xip, { linkType, from: from.ref, to: toRef }),
       signal,
     );
-    const apiId = res.data && typeof res.data === "object" ? linkApiId(res.data as XmlElement) : undefined;
+    const reply = replyXml(res);
+    const apiId = reply ? linkApiId(reply) : undefined;
     return apiId ? { apiId } : {};
   }
 
@@ -320,6 +316,11 @@ export class EntityWriteApi {
  * segment of the reply's Self (`…/links/{apiId}`); an xip:Link/ApiId, as older replies of ours sent, is
  * read too.
  */
+/** A write's reply as XML, when the service sent a document (some answer with an empty body). */
+function replyXml(res: { data: unknown }): XmlElement | undefined {
+  return res.data && typeof res.data === "object" ? (res.data as XmlElement) : undefined;
+}
+
 function linkApiId(reply: XmlElement): string | undefined {
   const inLink = childText(find(reply, "Link"), "ApiId");
   if (inLink) return inLink;
