@@ -2,7 +2,6 @@ import { createHash, type Hash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { link, mkdir, unlink } from "node:fs/promises";
 import { basename, join, resolve, sep } from "node:path";
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import { isServiceError } from "../../api/errors.js";
@@ -11,6 +10,7 @@ import type { ToolContext } from "../context.js";
 import { defineTool, UserInputError } from "../define.js";
 import { resolveFile } from "../support/files.js";
 import { ADDITIVE } from "../support/hints.js";
+import { byteMeter } from "../support/meter.js";
 import { formatBytes, lines } from "../support/text.js";
 import { fileChoice, fixity } from "./params.js";
 
@@ -108,8 +108,13 @@ export default defineTool({
     await mkdir(folder, { recursive: true });
     const part = join(folder, `.${name}.${randomUUID()}.part`);
     const total = file.facts.size;
-    let bytes = 0;
-    let nextReport = PROGRESS_EVERY;
+    const { meter, bytes: received } = byteMeter(
+      PROGRESS_EVERY,
+      (n) => void ctx.progress(n, total || undefined, `${formatBytes(n)} of ${formatBytes(total)}`),
+      (chunk) => {
+        for (const h of hashes) h.update(chunk);
+      },
+    );
     try {
       const content = await ctx.entity.bitstreamContent(
         file.contentObject,
@@ -119,18 +124,8 @@ export default defineTool({
           signal: ctx.signal,
         },
       );
-      const meter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          bytes += chunk.length;
-          for (const h of hashes) h.update(chunk);
-          if (bytes >= nextReport) {
-            nextReport = bytes + PROGRESS_EVERY;
-            void ctx.progress(bytes, total || undefined, `${formatBytes(bytes)} of ${formatBytes(total)}`);
-          }
-          done(null, chunk);
-        },
-      });
       await pipeline(content.stream, meter, createWriteStream(part, { flags: "wx" }), { signal: ctx.signal });
+      const bytes = received();
       if (total > 0 && bytes !== total) {
         throw new Error(`received ${bytes} bytes, but the repository records ${total}`);
       }

@@ -1,4 +1,3 @@
-import { Transform } from "node:stream";
 import { z } from "zod";
 import { planPackage } from "../../local/packaging.js";
 import { LocalPathError, resolveLocalPath } from "../../local/roots.js";
@@ -9,6 +8,7 @@ import { loadEntity } from "../support/entities.js";
 import { ADDITIVE } from "../support/hints.js";
 import { createdLines, ingestOutcome, namedOut } from "../support/job-results.js";
 import { jobFields, jobOutcome, jobState, settleJob } from "../support/job-wait.js";
+import { byteMeter } from "../support/meter.js";
 import { clip, formatBytes, lines, plural } from "../support/text.js";
 
 /**
@@ -81,18 +81,10 @@ export default defineTool({
       ctx.signal,
     );
     const total = plan.size;
-    let sent = 0;
-    let nextReport = PROGRESS_EVERY;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        sent += chunk.length;
-        if (sent >= nextReport) {
-          nextReport = sent + PROGRESS_EVERY;
-          void ctx.progress(sent, total, `uploaded ${formatBytes(sent)} of ${formatBytes(total)}`);
-        }
-        done(null, chunk);
-      },
-    });
+    const { meter, bytes: sent } = byteMeter(
+      PROGRESS_EVERY,
+      (n) => void ctx.progress(n, total, `uploaded ${formatBytes(n)} of ${formatBytes(total)}`),
+    );
     const source = plan.open();
     let sourceFailure: unknown;
     source.on("error", (err) => {
@@ -113,7 +105,7 @@ export default defineTool({
       if (sourceFailure instanceof LocalPathError) throw sourceFailure;
       if (ctx.signal.aborted) {
         throw new UserInputError(
-          `The upload was cancelled after ${formatBytes(sent)}; the service keeps nothing of a cut-off upload. Nothing was ingested.`,
+          `The upload was cancelled after ${formatBytes(sent())}; the service keeps nothing of a cut-off upload. Nothing was ingested.`,
         );
       }
       throw err;

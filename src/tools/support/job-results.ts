@@ -2,7 +2,6 @@ import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { link, mkdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { z } from "zod";
 import type { ActionDetail } from "../../api/actions.js";
@@ -12,6 +11,7 @@ import { existingSaveTarget } from "../../local/save-target.js";
 import type { ToolContext } from "../context.js";
 import { UserInputError } from "../define.js";
 import { mapLimit } from "./entities.js";
+import { byteMeter } from "./meter.js";
 import { clip, formatBytes, plural } from "./text.js";
 
 /**
@@ -105,25 +105,17 @@ export async function savePackage(ctx: ToolContext, token: string): Promise<Save
   const algs = new Set(["sha256", ...Object.keys(pkg.digests)]);
   const hashes = new Map([...algs].map((a) => [a, createHash(a)]));
   const total = pkg.length;
-  let bytes = 0;
-  let nextReport = PROGRESS_EVERY;
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
+  const { meter, bytes: received } = byteMeter(
+    PROGRESS_EVERY,
+    (n) =>
+      void ctx.progress(n, total, `downloaded ${formatBytes(n)}${total ? ` of ${formatBytes(total)}` : ""}`),
+    (chunk) => {
       for (const h of hashes.values()) h.update(chunk);
-      if (bytes >= nextReport) {
-        nextReport = bytes + PROGRESS_EVERY;
-        void ctx.progress(
-          bytes,
-          total,
-          `downloaded ${formatBytes(bytes)}${total ? ` of ${formatBytes(total)}` : ""}`,
-        );
-      }
-      done(null, chunk);
     },
-  });
+  );
   try {
     await pipeline(pkg.stream, meter, createWriteStream(part, { flags: "wx" }), { signal: ctx.signal });
+    const bytes = received();
     const verified: string[] = [];
     if (total !== undefined) {
       if (bytes !== total) throw new Error(`received ${bytes} bytes, but the service announced ${total}`);
