@@ -7,7 +7,7 @@ import { ADMIN_ROLES, type ConfirmPlan, defineTool, UserInputError } from "../de
 import { OVERWRITE } from "../support/hints.js";
 import { lines } from "../support/text.js";
 import { absentTarget } from "../support/writes.js";
-import { listed, roleName, userNameParam, userOut } from "./params.js";
+import { listed, roleName, userNameParam, userOf, userOut } from "./params.js";
 
 const input = z.object({
   user: userNameParam,
@@ -48,13 +48,14 @@ function who(u: Pick<AdminUser, "userName" | "fullName">): string {
   return `${u.userName} (${u.fullName || "no name"})`;
 }
 
+/** A user as the audit log and confirmations name them. */
+function userRef(u: AdminUser): { ref: string; title: string } {
+  return { ref: `user:${u.userName}`, title: u.fullName || u.userName };
+}
+
 /** A user as a confirmation's target: bound to their name, state, e-mail and roles. */
 function userTarget(u: AdminUser): ConfirmPlan["targets"][number] {
-  return {
-    ref: `user:${u.userName}`,
-    title: u.fullName || u.userName,
-    fingerprint: fingerprint(u.userName, u.enabled, u.email, [...u.roles].sort()),
-  };
+  return { ...userRef(u), fingerprint: fingerprint(u.userName, u.enabled, u.email, [...u.roles].sort()) };
 }
 
 /** The user as the service has it, or a clear error naming the tool that lists users. */
@@ -138,16 +139,6 @@ function roleChange(before: string[], after: string[]): string {
   return `${b.join(", ") || "none"} → ${after.join(", ")} (${what})`;
 }
 
-function userOf(u: AdminUser): z.infer<typeof userOut> {
-  return {
-    userName: u.userName,
-    fullName: u.fullName,
-    email: u.email,
-    enabled: u.enabled,
-    roles: u.roles.map(roleName),
-  };
-}
-
 export default defineTool({
   name: "manage_user",
   title: "Add a user, change their roles, disable or enable them",
@@ -212,7 +203,7 @@ export default defineTool({
           `Added user ${who(after)} with roles ${after.roles.map(roleName).join(", ")}; ${after.enabled ? "enabled" : "disabled"}.`,
           `The service e-mailed a single-use code to ${after.email} for setting their password (valid 7 days; it is not shown here). The service recorded a USER CREATE config event.`,
         ),
-        audit: { targets: [{ ref: `user:${after.userName}`, title: after.fullName || after.userName }] },
+        audit: { targets: [userRef(after)] },
       };
     }
     if (e.kind === "roles") {
@@ -228,7 +219,7 @@ export default defineTool({
           `Changed the roles of user ${who(after)}: ${roleChange(e.before.roles, after.roles.map(roleName))}.`,
           "The service recorded a USER UPDATE config event with the roles before and after (see `configuration_history`).",
         ),
-        audit: { targets: [{ ref: `user:${after.userName}`, title: after.fullName || after.userName }] },
+        audit: { targets: [userRef(after)] },
       };
     }
     const before = e.before;
@@ -246,7 +237,7 @@ export default defineTool({
           ? "Their sessions were ended; the service recorded a USER DISABLE config event (see `configuration_history`)."
           : "They can sign in again; the service recorded a USER ENABLE config event.",
       ),
-      audit: { targets: [{ ref: `user:${after.userName}`, title: after.fullName || after.userName }] },
+      audit: { targets: [userRef(after)] },
     };
   },
 });

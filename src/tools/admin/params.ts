@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { MigrationDraft, MigrationProfile } from "../../api/admin.js";
+import type { AdminUser, MigrationDraft, MigrationProfile } from "../../api/admin.js";
 import { UserInputError } from "../define.js";
 
 /** What the admin tools share: bounds of their lists, role names as people read them. */
@@ -60,3 +60,13 @@ export const userOut = z.object({
   enabled: z.boolean(),
   roles: z.array(z.string()),
 });
+
+export function userOf(u: AdminUser): z.infer<typeof userOut> {
+  return {
+    userName: u.userName,
+    fullName: u.fullName,
+    email: u.email,
+    enabled: u.enabled,
+    roles: u.roles.map(roleName),
+  };
+}

@@ -5,7 +5,7 @@ import { defineTool, MANAGER_ROLES } from "../define.js";
 import { mapLimit } from "../support/entities.js";
 import { READ_ONLY } from "../support/hints.js";
 import { lines, plural } from "../support/text.js";
-import { listed, MAX_LINES, MAX_USERS, roleName, userNameParam, userOut } from "./params.js";
+import { listed, MAX_LINES, MAX_USERS, roleName, userNameParam, userOf, userOut } from "./params.js";
 
 const input = z.object({
   user: userNameParam.optional().describe("One user to show in full; leave out for the overview"),
@@ -72,13 +72,7 @@ export default defineTool({
     const tempNames = new Set(temp.temporaryUsers.map((t) => t.username));
     const permanent = args.user ? names : names.filter((n) => !tempNames.has(n));
     const read = permanent.slice(0, MAX_USERS);
-    const users = (await mapLimit(read, 4, (n) => api.getUser(n, s))).map((u) => ({
-      userName: u.userName,
-      fullName: u.fullName,
-      email: u.email,
-      enabled: u.enabled,
-      roles: u.roles.map(roleName),
-    }));
+    const users = (await mapLimit(read, 4, (n) => api.getUser(n, s))).map(userOf);
     const temporaryUsers = temp.temporaryUsers
       .filter((t) => !args.user || t.username === args.user)
       .map((t) => ({
