@@ -9,6 +9,7 @@ import type { ServiceContext } from "./context.js";
 import { sweepExports } from "./export/files.js";
 import { type FaultOptions, Faults } from "./http/faults.js";
 import { answerClientErrors, requestErrorReply } from "./http/malformed-requests.js";
+import type { ActionKind } from "./jobs/action-kind.js";
 import { ActionRunner } from "./jobs/runner.js";
 import { sweepUploads } from "./s3/multipart.js";
 // The seeders (the demo plan is large) load only when a store is empty: a start with data skips them.
@@ -36,6 +37,8 @@ export interface RepositoryOptions {
   faults?: FaultOptions | true;
   /** How many long-running actions run at once (default 2). */
   actionConcurrency?: number;
+  /** The kinds of long-running action this service runs (default every kind in jobs/kinds.ts); tests add their own. */
+  actionKinds?: readonly ActionKind[];
   /** Largest content upload accepted, in bytes (default 4 GiB; see routes/entity-content-writes.ts). */
   maxUploadBytes?: number;
   /** Hosts webhook receivers may be on besides loopback (the CLI's --webhook-hosts); see webhooks/settings.ts. */
@@ -75,7 +78,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     now: opts.now ?? Date.now,
     ...(opts.maxUploadBytes !== undefined ? { maxUploadBytes: opts.maxUploadBytes } : {}),
   } as ServiceContext;
-  svc.actions = new ActionRunner(svc, opts.actionConcurrency);
+  svc.actions = new ActionRunner(svc, opts.actionConcurrency, opts.actionKinds);
 
   let seeded = false;
   const seed = opts.seed ?? "demo";

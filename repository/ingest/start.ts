@@ -1,5 +1,4 @@
 import type { ServiceContext } from "../context.js";
-import "../jobs/ingest.js";
 import type { ActionRow } from "../store/actions/read.js";
 import { createAction } from "../store/actions/write.js";
 import { packageFileName } from "./packages.js";

@@ -6,7 +6,7 @@ import { getEntity } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { addAccessRepresentation } from "../store/files/write.js";
 import { checkQuota, QuotaExceeded, quotaMessage } from "../store/storage/quota.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 
 /**
  * Adding an access representation to an asset: a new content object holding the uploaded file
@@ -81,9 +81,9 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
   );
 }
 
-registerActionKind({
+export const addRepresentationAction: ActionKind = {
   kind: ADD_REPRESENTATION_KIND,
   path: "representations",
   title: "Add an access representation to an asset",
   run,
-});
+};

@@ -2,7 +2,7 @@ import { computeImpact } from "../store/analytics/impact.js";
 import { saveDataset } from "../store/analytics/write.js";
 import type { MigrationConfig } from "../store/settings/migration-config.js";
 import { draftConfig, getDraft, liveConfig } from "../store/settings/read.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 
 /**
  * Generation of an Analytics API data set (POST /api/analytics/{apiId}/generation). The one data set so
@@ -85,9 +85,9 @@ async function run(r: ActionRun): Promise<ActionOutcome> {
   };
 }
 
-registerActionKind({
+export const analyticsAction: ActionKind = {
   kind: ANALYTICS_KIND,
   path: ANALYTICS_PATH,
   title: "Analytics data set generation (policy.impact: what a migration policy would act on)",
   run,
-});
+};

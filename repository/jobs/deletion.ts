@@ -8,7 +8,7 @@ import { anyEntity } from "../store/recycle-bin/read.js";
 import { markDeleted } from "../store/recycle-bin/write.js";
 import { type BlockingAssignment, blockingRetention } from "../store/retention/read.js";
 import { liveDescendants, subtreeTags } from "../store/structure/read.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 
 /**
  * Deleting a folder or asset (DELETE …/{path}/{ref}): the action is created PENDING, awaiting a
@@ -26,12 +26,12 @@ export interface DeletionParams {
 
 export const DELETE_COMMAND = "DeleteEntity";
 
-export const deletionAction = registerActionKind({
+export const deletionAction: ActionKind = {
   kind: "deletion",
   path: "deletions",
   title: "Delete a folder or asset with everything under it (to the recycle bin), after a manager's approval",
   run: runDeletion,
-});
+};
 
 /** The entity and its live descendants, the entity first. */
 export function deletionScope(db: Db, ref: string): string[] {

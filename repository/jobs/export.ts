@@ -19,12 +19,12 @@ import type { Db } from "../store/db.js";
 import { eventsOf, fragmentsWithContent, identifiersOf } from "../store/export/read.js";
 import { opexManifestDocument } from "../xml/opex-docs.js";
 import {
+  type ActionKind,
   type ActionOutcome,
   type ActionRun,
   CancelRequested,
-  registerActionKind,
   StopRequested,
-} from "./registry.js";
+} from "./action-kind.js";
 
 /**
  * The export action: a folder or asset (and what it holds) written as an OPEX package to
@@ -236,9 +236,9 @@ function manifestOf(db: Db, node: PlannedNode, options: ExportOptions): Rendered
   };
 }
 
-registerActionKind({
+export const exportAction: ActionKind = {
   kind: EXPORT_KIND,
   path: EXPORT_PATH,
   title: "Export a folder or asset as an OPEX package (zip)",
   run,
-});
+};

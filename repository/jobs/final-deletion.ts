@@ -5,8 +5,8 @@ import { EventType, recordChange } from "../store/events/write.js";
 import { finalDeletionTargets } from "../store/recycle-bin/read.js";
 import { noteOnAction, removeEntities, unreferencedBlobs } from "../store/recycle-bin/write.js";
 import { appendEventActions } from "../store/structure/write.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 import { actionBatchSize, batches } from "./batches.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
 /**
  * Final deletion (POST /api/entity/actions/final-deletions): removes deletions' entities from the
@@ -27,12 +27,12 @@ export interface FinalDeletionParams {
 
 export const FINAL_DELETE_COMMAND = "FinalDeleteEntity";
 
-export const finalDeletionAction = registerActionKind({
+export const finalDeletionAction: ActionKind = {
   kind: "final-deletion",
   path: "final-deletions",
   title: "Remove deleted folders and assets from the recycle bin for good, with their files",
   run: runFinalDeletion,
-});
+};
 
 async function runFinalDeletion(run: ActionRun): Promise<ActionOutcome | undefined> {
   const { db } = run.svc;

@@ -13,7 +13,7 @@ import { recordItems, setActionStatus } from "../store/actions/write.js";
 import { getUser, Permission, Permissions } from "../store/auth.js";
 import { getEntity } from "../store/entities/write.js";
 import { quotaMessage } from "../store/storage/quota.js";
-import { type ActionOutcome, type ActionRun, registerActionKind, StopRequested } from "./registry.js";
+import { type ActionKind, type ActionOutcome, type ActionRun, StopRequested } from "./action-kind.js";
 
 /**
  * The ingest action: a package file (already complete on disk, see ingest/start.ts) becomes folders
@@ -157,9 +157,9 @@ function fail(svc: ServiceContext, action: ActionRow, now: string, message: stri
   return { status: "FAILED", message };
 }
 
-registerActionKind({
+export const ingestAction: ActionKind = {
   kind: INGEST_KIND,
   path: INGEST_PATH,
   title: "Ingest a package (a zipped folder, OPEX or XIP) into a folder",
   run,
-});
+};

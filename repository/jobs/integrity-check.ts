@@ -6,8 +6,8 @@ import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
 import { findEntity } from "../store/entities/read.js";
 import { integrityItemPrefix } from "../store/files/integrity-history.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 import { actionBatchSize, batches } from "./batches.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
 /**
  * The Integrity Check workflow: re-reads every bitstream under a folder (or in the whole repository)
@@ -36,12 +36,12 @@ export interface IntegrityCheckParams {
 
 export const INTEGRITY_CHECK_KIND = "integrity-check";
 
-export const integrityCheckAction = registerActionKind({
+export const integrityCheckAction: ActionKind = {
   kind: INTEGRITY_CHECK_KIND,
   path: "integrity-checks",
   title: "Re-read every bitstream under a folder and check it against its recorded SHA-256",
   run: runIntegrityCheck,
-});
+};
 
 interface BitstreamToCheck {
   id: number;

@@ -13,7 +13,7 @@ import type { Db } from "../store/db.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { addFragment, updateFragment } from "../store/metadata/write.js";
 import { csvTarget, groupBySchemaUri, groupFragment, recordedRows } from "../store/metadata-groups/read.js";
-import { registerActionKind } from "./registry.js";
+import type { ActionKind } from "./action-kind.js";
 
 /**
  * A metadata CSV edit: each row names an entity and gives values for fields of metadata groups. For each
@@ -30,7 +30,7 @@ export type CsvEditParams = CsvEditPlan;
 /** Rows applied between two pauses (each still its own transaction). */
 const BATCH = 25;
 
-export const METADATA_CSV_EDIT = registerActionKind({
+export const METADATA_CSV_EDIT: ActionKind = {
   kind: "metadata-csv-edit",
   path: "metadata-csv-edits",
   title: "Metadata CSV edit: group metadata added or updated from a CSV file, row by row",
@@ -58,7 +58,7 @@ export const METADATA_CSV_EDIT = registerActionKind({
     }
     return undefined;
   },
-});
+};
 
 interface RowContext {
   db: Db;

@@ -5,8 +5,8 @@ import { findEntity } from "../store/entities/read.js";
 import { EventType, recordChange, touchEntities } from "../store/events/write.js";
 import { isSelfOrAncestor, liveDescendantCount, liveDescendants } from "../store/structure/read.js";
 import { appendEventActions, setParent } from "../store/structure/write.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 import { actionBatchSize, batches } from "./batches.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
 /**
  * Moving a folder or asset (PUT …/{ref}/parent-ref). The first transaction changes the entity's parent,
@@ -32,12 +32,12 @@ export function placeName(ref: string | null | undefined): string {
   return ref ? `folder ${ref}` : "the top level";
 }
 
-export const moveAction = registerActionKind({
+export const moveAction: ActionKind = {
   kind: "move",
   path: "moves",
   title: "Move a folder or asset, with everything under it, to another folder",
   run: runMove,
-});
+};
 
 async function runMove(run: ActionRun): Promise<ActionOutcome | undefined> {
   const { db } = run.svc;

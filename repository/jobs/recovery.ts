@@ -5,7 +5,7 @@ import type { Db } from "../store/db.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { anyEntity, deletionRoots, deletionSize, deletionTags } from "../store/recycle-bin/read.js";
 import { noteOnAction, restoreDeletions } from "../store/recycle-bin/write.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 
 /**
  * Recovering deletions from the recycle bin (POST /api/entity/actions/recoveries). A deletion comes
@@ -21,12 +21,12 @@ export interface RecoveryParams {
 
 export const RECOVER_COMMAND = "RecoverEntity";
 
-export const recoveryAction = registerActionKind({
+export const recoveryAction: ActionKind = {
   kind: "recovery",
   path: "recoveries",
   title: "Recover deleted folders and assets from the recycle bin",
   run: runRecovery,
-});
+};
 
 /** Why these deletions cannot be recovered now, or undefined when they can. */
 export function recoveryBlocker(db: Db, deletionIds: readonly string[]): string | undefined {

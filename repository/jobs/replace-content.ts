@@ -6,7 +6,7 @@ import { getEntity } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { addReplacementGeneration } from "../store/files/write.js";
 import { checkQuota, QuotaExceeded, quotaMessage } from "../store/storage/quota.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 
 /**
  * Replacing a content object's content: the uploaded file (already in the content store, fixity
@@ -82,9 +82,9 @@ async function run(r: ActionRun): Promise<ActionOutcome | undefined> {
   );
 }
 
-registerActionKind({
+export const replaceContentAction: ActionKind = {
   kind: REPLACE_CONTENT_KIND,
   path: "content-replacements",
   title: "Replace the content of a content object with a new generation",
   run,
-});
+};

@@ -3,7 +3,7 @@ import { executeReport, type ReportRunParams, readableTagsOf } from "../reports/
 import { liveFolder } from "../reports/scope.js";
 import { setActionParams } from "../store/actions/write.js";
 import { REPORT_ACTION_KIND } from "../store/reports/read.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 
 /**
  * A report run: the report's generator walks the store step by step, its rows go to the result files
@@ -113,9 +113,9 @@ async function run(r: ActionRun): Promise<ActionOutcome> {
   }
 }
 
-registerActionKind({
+export const reportAction: ActionKind = {
   kind: REPORT_KIND,
   path: REPORT_PATH,
   title: "Report run: a report over the store, written to result files (JSON and CSV)",
   run,
-});
+};

@@ -1,7 +1,8 @@
 import type { ServiceContext } from "../context.js";
 import { type ActionRow, FINAL_STATUSES, getAction, unfinishedActions } from "../store/actions/read.js";
 import { setActionStatus } from "../store/actions/write.js";
-import { actionKind, CancelRequested, StopRequested } from "./registry.js";
+import { type ActionKind, CancelRequested, StopRequested } from "./action-kind.js";
+import { ACTION_KINDS } from "./kinds.js";
 
 /** How many actions run at once; the rest wait their turn (in submission order). */
 export const DEFAULT_CONCURRENCY = 2;
@@ -20,11 +21,16 @@ export class ActionRunner {
   private readonly runningIds = new Set<string>();
   private stopping = false;
   private waiters: (() => void)[] = [];
+  /** The handlers by `actions.kind`. */
+  private readonly kinds: ReadonlyMap<string, ActionKind>;
 
   constructor(
     private readonly svc: ServiceContext,
     private readonly concurrency = DEFAULT_CONCURRENCY,
-  ) {}
+    kinds: readonly ActionKind[] = ACTION_KINDS,
+  ) {
+    this.kinds = new Map(kinds.map((k) => [k.kind, k]));
+  }
 
   /** Queues an ACTIVE action to run. */
   submit(id: string): void {
@@ -38,7 +44,7 @@ export class ActionRunner {
     let resumed = 0;
     const now = new Date(this.svc.now()).toISOString();
     for (const a of unfinishedActions(this.svc.db)) {
-      if (actionKind(a.kind)) {
+      if (this.kinds.has(a.kind)) {
         this.submit(a.id);
         resumed++;
       } else {
@@ -110,7 +116,7 @@ export class ActionRunner {
     const { db } = this.svc;
     const action = getAction(db, id);
     if (action?.status !== "ACTIVE") return;
-    const kind = actionKind(action.kind);
+    const kind = this.kinds.get(action.kind);
     const now = () => new Date(this.svc.now()).toISOString();
     if (!kind) {
       setActionStatus(db, id, "FAILED", now(), `No handler for actions of kind "${action.kind}"`);

@@ -11,8 +11,8 @@ import {
   type TreeEntity,
 } from "../store/structure/read.js";
 import { appendEventActions, setSecurityTag } from "../store/structure/write.js";
+import type { ActionKind, ActionOutcome, ActionRun } from "./action-kind.js";
 import { actionBatchSize, batches } from "./batches.js";
-import { type ActionOutcome, type ActionRun, registerActionKind } from "./registry.js";
 
 /**
  * Changing the security tag of an entity (PUT …/{ref}/security-descriptor). An asset's content
@@ -33,12 +33,12 @@ export interface SecurityTagParams {
 
 export const SECURITY_COMMAND = "ChangeSecurityTag";
 
-export const securityTagAction = registerActionKind({
+export const securityTagAction: ActionKind = {
   kind: "security-tag",
   path: "security-tags",
   title: "Change the security tag of a folder or asset (and, if asked, of everything under it)",
   run: runSecurityTag,
-});
+};
 
 /** What a tag change of `root` covers: the root first, then its content objects or its whole subtree. */
 export function securityTagTargets(db: Db, root: TreeEntity, includeDescendants: boolean): TreeEntity[] {

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { hasRole, MANAGERS } from "../http/roles.js";
-import { actionKind, actionKinds } from "../jobs/registry.js";
+import { ACTION_KINDS, actionKind } from "../jobs/kinds.js";
 import { ACTION_STATUSES, actionItemsPage, actionsPage, getAction } from "../store/actions/read.js";
 import { actionDocument, actionsDocument, progressDocument } from "../xml/action-docs.js";
 import { type EntityContext, type EntityEnv, listMeta, paging, refInPath, xml } from "./entity-common.js";
@@ -69,10 +69,9 @@ function knownAction(c: EntityContext, raw: string | undefined) {
 }
 
 function kindFromPath(path: string | undefined) {
-  const kind = actionKinds().find((k) => k.path === path);
+  const kind = ACTION_KINDS.find((k) => k.path === path);
   if (!kind) {
-    const known = actionKinds()
-      .map((k) => k.path)
+    const known = ACTION_KINDS.map((k) => k.path)
       .sort()
       .join(", ");
     throw new HTTPException(404, {

@@ -2,6 +2,7 @@ import { createReadStream, existsSync, rmSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { nowIso } from "../context.js";
 import {
   EXPORT_KIND,
   EXPORT_RETENTION_DAYS,
@@ -12,10 +13,8 @@ import {
 import { exportActionExample, parseExportOptions } from "../export/options.js";
 import { exportRefusal } from "../export/permissions.js";
 import { exportScope } from "../export/plan.js";
-import type { ExportParams } from "../jobs/export.js";
-import "../jobs/export.js";
-import { nowIso } from "../context.js";
 import { hasRole, MANAGERS } from "../http/roles.js";
+import type { ExportParams } from "../jobs/export.js";
 import { getAction } from "../store/actions/read.js";
 import { createAction } from "../store/actions/write.js";
 import type { EntityType } from "../store/entities/write.js";

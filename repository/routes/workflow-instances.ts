@@ -1,10 +1,9 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type AppEnv, nowIso } from "../context.js";
+import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import type { XmlNode } from "../http/xml-body.js";
 import { childText } from "../http/xml-body.js";
-import "../jobs/integrity-check.js";
-import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import { statusesOfState, WORKFLOW_STATES, workflowState } from "../operations/states.js";
 import { getAction } from "../store/actions/read.js";
 import { createAction, setActionStatus } from "../store/actions/write.js";

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { registerActionKind } from "../../../repository/jobs/registry.js";
+import type { ActionKind } from "../../../repository/jobs/action-kind.js";
+import { ACTION_KINDS } from "../../../repository/jobs/kinds.js";
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
 import { type ActionItemRow, getAction, handledRefs } from "../../../repository/store/actions/read.js";
 import { createAction, recordItems } from "../../../repository/store/actions/write.js";
@@ -22,7 +23,13 @@ afterEach(async () => {
 });
 
 async function start(dataDir: string, actionConcurrency?: number): Promise<RunningRepository> {
-  const repo = await startRepository({ port: 0, seed: "none", dataDir, actionConcurrency });
+  const repo = await startRepository({
+    port: 0,
+    seed: "none",
+    dataDir,
+    actionConcurrency,
+    actionKinds: [...ACTION_KINDS, testCount],
+  });
   repos.push(repo);
   return repo;
 }
@@ -31,7 +38,7 @@ let running = 0;
 let peak = 0;
 /** Items 1..n, ten per batch; each batch recorded in one transaction; a gate can hold it mid-way. */
 let gate: Promise<void> | undefined;
-registerActionKind({
+const testCount: ActionKind = {
   kind: "test-count",
   path: "test-counts",
   title: "Count (tests only)",
@@ -56,7 +63,7 @@ registerActionKind({
       running--;
     }
   },
-});
+};
 
 function newAction(repo: RunningRepository, n: number, kind = "test-count"): string {
   const now = new Date().toISOString();

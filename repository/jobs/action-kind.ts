@@ -2,9 +2,9 @@ import type { ServiceContext } from "../context.js";
 import type { ActionRow } from "../store/actions/read.js";
 
 /**
- * Kinds of long-running action. Each kind lives in its own file under jobs/ and registers itself here
- * when imported (the route that submits it imports it), so the runner finds the handler of any action
- * in the store, including one resumed after a restart.
+ * What a kind of long-running action is. Each kind lives in its own file under jobs/; `kinds.ts` lists
+ * them all, and the runner finds the handler of any action in the store there (including one resumed
+ * after a restart).
  */
 
 /** What a handler gets: the service, its action, and the point at which it must let others run. */
@@ -41,21 +41,6 @@ export interface ActionKind {
    * the same transaction as its change, and skip what `handledRefs` (or the items) say is done.
    */
   run(run: ActionRun): Promise<ActionOutcome | undefined>;
-}
-
-const kinds = new Map<string, ActionKind>();
-
-export function registerActionKind(k: ActionKind): ActionKind {
-  kinds.set(k.kind, k);
-  return k;
-}
-
-export function actionKind(kind: string): ActionKind | undefined {
-  return kinds.get(kind);
-}
-
-export function actionKinds(): ActionKind[] {
-  return [...kinds.values()];
 }
 
 /** Thrown by `pause()` when the service stops; not a failure of the action. */
