@@ -30,6 +30,62 @@ import { userRoutes } from "./routes/user.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { workflowRoutes } from "./routes/workflow.js";
 
+/** A sub-app and where it answers. */
+interface Mount {
+  path: string;
+  app: (svc: ServiceContext) => Hono<AppEnv>;
+  /**
+   * Also mounted on `{path}/vX.Y`, answering in that version's namespaces (the same sub-app, so the two
+   * can never drift apart); `example` is a path below the version for the 404's hint.
+   */
+  versioned?: { api: string; example: string };
+  /** How the 404's list of APIs names it; omitted = its path; null = not named (a row above names the path). */
+  hint?: string | null;
+}
+
+/**
+ * Every API the service serves, in one table: mounted in this order (routes of the same path answer in
+ * it too) and named in this order in the 404 for an unknown path.
+ */
+const MOUNTS: readonly Mount[] = [
+  { path: "/api/accesstoken", app: accessTokenRoutes, hint: "/api/accesstoken (POST)" },
+  { path: "/api/user", app: userRoutes, hint: "/api/user/details" },
+  { path: "/api/admin", app: adminRoutes },
+  { path: "/api/admin", app: adminMetadataRoutes, hint: null },
+  { path: "/api/admin", app: administrationRoutes, hint: null },
+  { path: "/api/security", app: securityRoutes, hint: "/api/security/tags" },
+  {
+    path: "/api/entity",
+    app: (svc) => entityRoutes(svc.apiVersion),
+    versioned: { api: "Entity API", example: "information-objects/{ref}" },
+  },
+  { path: "/api/content", app: contentRoutes },
+  { path: "/api/metadata", app: metadataRoutes },
+  { path: "/api/s3", app: s3Routes, hint: "/api/s3/buckets" },
+  { path: "/api/reports", app: reportRoutes },
+  { path: "/api/settings", app: settingsRoutes },
+  { path: "/api/analytics", app: analyticsRoutes },
+  { path: "/api/storage", app: storageRoutes },
+  { path: "/api/settings/storage", app: storageSettingsRoutes },
+  { path: "/api/entitlement", app: entitlementRoutes },
+  { path: "/api/processmonitor", app: processMonitorRoutes },
+  { path: "/api/process", app: processRoutes },
+  { path: "/api/reference-metadata", app: referenceMetadataRoutes },
+  { path: "/api/Registry/par", app: registryRoutes, hint: "/api/Registry/par (also /Registry/par)" },
+  { path: "/Registry/par", app: registryRoutes, hint: null },
+  { path: "/api/auth-management", app: authManagementRoutes },
+  { path: "/api/webhook", app: webhookRoutes, hint: "/api/webhook/subscriptions" },
+  { path: "/api/cmis/atom", app: cmisRoutes },
+  { path: "/OAI-PMH", app: oaiPmhRoutes },
+  { path: "/sdb/rest/workflow", app: workflowRoutes },
+];
+
+/** "a, b, ... and z": the APIs as the 404 names them. */
+const API_HINT = (() => {
+  const names = MOUNTS.flatMap((m) => (m.hint === null ? [] : [m.hint ?? m.path]));
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+})();
+
 /** Largest request body accepted (413 above it); documented in the README. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -69,32 +125,11 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
       : limitBody(c, next),
   );
 
-  app.route("/api/accesstoken", accessTokenRoutes());
-  app.route("/api/user", userRoutes());
-  app.route("/api/admin", adminRoutes());
-  app.route("/api/security", securityRoutes());
-  app.route("/api/entity", entityRoutes(svc.apiVersion));
-  app.route("/api/content", contentRoutes());
-  app.route("/api/metadata", metadataRoutes());
-  app.route("/sdb/rest/workflow", workflowRoutes());
-  app.route("/api/process", processRoutes());
-  app.route("/api/processmonitor", processMonitorRoutes());
-  app.route("/api/reports", reportRoutes());
-  app.route("/api/s3", s3Routes());
-  app.route("/api/admin", adminMetadataRoutes());
-  app.route("/api/admin", administrationRoutes());
-  app.route("/api/auth-management", authManagementRoutes());
-  app.route("/api/settings", settingsRoutes());
-  app.route("/api/analytics", analyticsRoutes());
-  app.route("/api/storage", storageRoutes());
-  app.route("/api/settings/storage", storageSettingsRoutes());
-  app.route("/api/entitlement", entitlementRoutes());
-  app.route("/api/reference-metadata", referenceMetadataRoutes());
-  app.route("/api/Registry/par", registryRoutes());
-  app.route("/Registry/par", registryRoutes());
-  app.route("/api/webhook", webhookRoutes());
-  app.route("/OAI-PMH", oaiPmhRoutes());
-  app.route("/api/cmis/atom", cmisRoutes());
+  for (const m of MOUNTS) {
+    const sub = m.app(svc);
+    if (m.versioned) app.route(`${m.path}/:version{v[0-9]+\\.[0-9]+}`, sub);
+    app.route(m.path, sub);
+  }
 
   const allowedMethods = allowedMethodsOf(appRoutes(app));
   app.notFound((c) => {
@@ -142,8 +177,10 @@ export function isStreamedUpload(method: string, path: string): boolean {
 /** The 404 for a path no route takes, with the way to the right one. */
 function noSuchEndpoint(method: string, path: string, apiVersion: string): string {
   const what = `No such endpoint: ${method} ${path}`;
-  if (/^\/api\/entity\/v(?!ersiondetails\/)/.test(path)) {
-    return `${what}; versioned Entity API paths look like /api/entity/v${apiVersion}/information-objects/{ref}`;
+  for (const m of MOUNTS) {
+    if (m.versioned && path.startsWith(`${m.path}/v`) && !path.startsWith(`${m.path}/versiondetails/`)) {
+      return `${what}; versioned ${m.versioned.api} paths look like ${m.path}/v${apiVersion}/${m.versioned.example}`;
+    }
   }
-  return `${what}; the APIs are under /api/accesstoken (POST), /api/user/details, /api/admin, /api/security/tags, /api/entity, /api/content, /api/metadata, /api/s3/buckets, /api/reports, /api/settings, /api/analytics, /api/storage, /api/settings/storage, /api/entitlement, /api/processmonitor, /api/process, /api/reference-metadata, /api/Registry/par (also /Registry/par), /api/auth-management, /api/webhook/subscriptions, /api/cmis/atom, /OAI-PMH and /sdb/rest/workflow (docs/repository-api.md lists every route)`;
+  return `${what}; the APIs are under ${API_HINT} (docs/repository-api.md lists every route)`;
 }

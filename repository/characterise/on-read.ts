@@ -6,7 +6,7 @@ import {
 } from "../store/characterisation/properties.js";
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
-import type { BitstreamRecord } from "../store/entities/read.js";
+import type { BitstreamRecord } from "../store/entities/types.js";
 import { characteriseStoredBlob } from "./characterise.js";
 
 /**

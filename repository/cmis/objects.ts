@@ -4,8 +4,8 @@ import { objectDetails } from "../search/object-details.js";
 import { parseObjectId } from "../search/query.js";
 import { Permission, type Permissions } from "../store/auth.js";
 import type { Db } from "../store/db.js";
-import { childrenPage, tagsParam } from "../store/entities/read.js";
-import { type EntityRow, getEntity } from "../store/entities/write.js";
+import { childrenPage, getEntity, tagsParam } from "../store/entities/read.js";
+import type { EntityRow } from "../store/entities/types.js";
 import { prepared } from "../store/statements.js";
 import type { BaseTypeId } from "./types.js";
 

@@ -5,7 +5,7 @@ import { toFtsQuery } from "../search/fts.js";
 import { type FieldFilter, parseObjectId, SearchInputError, type SearchRequest } from "../search/query.js";
 import { Permission } from "../store/auth.js";
 import type { ContentStore } from "../store/content-store.js";
-import { getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
 import { cmisFields } from "../store/system/read.js";
 import { type CmisObject, entityObject, ROOT_ID, requireEntityOrRoot, type ViewContext } from "./objects.js";
 import { type CmisQuery, CmisQueryError } from "./query.js";

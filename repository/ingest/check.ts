@@ -1,6 +1,6 @@
 import { Permission, type Permissions } from "../store/auth.js";
 import type { Db } from "../store/db.js";
-import { getEntity, refInUse, securityTagExists } from "../store/entities/write.js";
+import { getEntity, refInUse, securityTagExists } from "../store/entities/read.js";
 import {
   filesOf,
   type IngestPlan,

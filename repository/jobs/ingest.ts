@@ -11,7 +11,7 @@ import { DEFAULT_PACKAGE_LIMITS, PackageRefused, ZipPackage } from "../ingest/zi
 import type { ActionRow } from "../store/actions/read.js";
 import { recordItems, setActionStatus } from "../store/actions/write.js";
 import { getUser, Permission, Permissions } from "../store/auth.js";
-import { getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
 import { quotaMessage } from "../store/storage/quota.js";
 import { type ActionKind, type ActionOutcome, type ActionRun, StopRequested } from "./action-kind.js";
 

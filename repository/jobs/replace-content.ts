@@ -2,7 +2,7 @@ import { characteriseStoredBlob } from "../characterise/characterise.js";
 import { handledRefs } from "../store/actions/read.js";
 import { recordItem } from "../store/actions/write.js";
 import type { StoredBlob } from "../store/content-store.js";
-import { getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { addReplacementGeneration } from "../store/files/write.js";
 import { checkQuota, QuotaExceeded, quotaMessage } from "../store/storage/quota.js";

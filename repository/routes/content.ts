@@ -10,7 +10,8 @@ import { type EntityFile, fileOf, thumbnailOf } from "../search/files.js";
 import { objectDetails } from "../search/object-details.js";
 import { parseObjectId, parseSearchRequest, SearchInputError } from "../search/query.js";
 import { Permission } from "../store/auth.js";
-import { type EntityRow, getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
+import type { EntityRow } from "../store/entities/types.js";
 import { streamStoredFile } from "./byte-range.js";
 
 /**

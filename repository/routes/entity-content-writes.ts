@@ -6,7 +6,7 @@ import { REPLACE_CONTENT_KIND, type ReplaceContentParams } from "../jobs/replace
 import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { BlobTooLargeError, type StoredBlob } from "../store/content-store.js";
-import { getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
 import { checkQuota, quotaMessage } from "../store/storage/quota.js";
 import { type EntityContext, type EntityEnv, progressReply, writableEntity } from "./entity-common.js";
 

@@ -15,7 +15,7 @@ import { type RecoveryParams, recoveryAction, recoveryBlocker } from "../jobs/re
 import { type ActionRow, getAction } from "../store/actions/read.js";
 import { createAction } from "../store/actions/write.js";
 import { Permission, Role } from "../store/auth.js";
-import type { EntityType } from "../store/entities/write.js";
+import type { EntityType } from "../store/entities/types.js";
 import {
   anyEntity,
   binPage,

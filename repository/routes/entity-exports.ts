@@ -17,7 +17,7 @@ import { hasRole, MANAGERS } from "../http/roles.js";
 import type { ExportParams } from "../jobs/export.js";
 import { getAction } from "../store/actions/read.js";
 import { createAction } from "../store/actions/write.js";
-import type { EntityType } from "../store/entities/write.js";
+import type { EntityType } from "../store/entities/types.js";
 import { contentDisposition } from "./byte-range.js";
 import {
   type EntityContext,

@@ -3,18 +3,17 @@ import { HTTPException } from "hono/http-exception";
 import { propertiesOnRead } from "../characterise/on-read.js";
 import { Permission } from "../store/auth.js";
 import {
-  type BitstreamRecord,
   bitstreamsOf,
   findBitstream,
   findGeneration,
   findRepresentation,
   findRepresentationNamed,
   fixitiesOf,
-  type GenerationRecord,
   generationsPage,
   representationObjects,
   representationsPage,
 } from "../store/entities/read.js";
+import type { BitstreamRecord, GenerationRecord } from "../store/entities/types.js";
 import { checkedAdapterName, integrityChecksPage } from "../store/files/integrity-history.js";
 import {
   bitstreamDocument,

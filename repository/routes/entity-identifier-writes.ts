@@ -2,15 +2,9 @@ import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
-import type { EntityRecord } from "../store/entities/read.js";
-import {
-  addIdentifier,
-  deleteIdentifier,
-  type EntityType,
-  findIdentifier,
-  type IdentifierRow,
-  updateIdentifier,
-} from "../store/entities/write.js";
+import { findIdentifier } from "../store/entities/read.js";
+import type { EntityRecord, EntityType, IdentifierRecord } from "../store/entities/types.js";
+import { addIdentifier, deleteIdentifier, updateIdentifier } from "../store/entities/write.js";
 import { identifierDocument } from "../xml/write-docs.js";
 import {
   ENTITY_TYPE_PATHS,
@@ -44,7 +38,7 @@ function readIdentifier(root: XmlNode, e: EntityRecord, example: string): { type
 }
 
 /** The identifier `apiId` of entity `e`, or a 404 that says where the entity's identifiers are listed. */
-function identifierOf(c: EntityContext, e: EntityRecord, rawApiId: string | undefined): IdentifierRow {
+function identifierOf(c: EntityContext, e: EntityRecord, rawApiId: string | undefined): IdentifierRecord {
   const apiId = requireApiId(rawApiId, "Identifier ApiId", "identifiers (GET …/identifiers)");
   const found = findIdentifier(c.get("svc").db, apiId);
   if (!found || found.entity_ref !== e.ref) {
@@ -56,7 +50,7 @@ function identifierOf(c: EntityContext, e: EntityRecord, rawApiId: string | unde
 }
 
 function reply(c: EntityContext, type: EntityType, apiId: string): Response {
-  const row = findIdentifier(c.get("svc").db, apiId) as IdentifierRow;
+  const row = findIdentifier(c.get("svc").db, apiId) as IdentifierRecord;
   return xml(c, identifierDocument(c.get("render"), type, row));
 }
 

@@ -6,7 +6,7 @@ import { newPackagePath } from "../ingest/packages.js";
 import { looksLikeZip, PackageTooLarge, receivePackage } from "../ingest/receive.js";
 import { startIngest } from "../ingest/start.js";
 import { Permission } from "../store/auth.js";
-import { getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
 import { type EntityContext, type EntityEnv, progressReply, writableEntity } from "./entity-common.js";
 import { DEFAULT_MAX_UPLOAD_BYTES } from "./entity-content-writes.js";
 

@@ -1,8 +1,9 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { Permission } from "../store/auth.js";
-import { type EntityRecord, findEntity } from "../store/entities/read.js";
-import { addLink, deleteLink, findLink, findSameLink, type LinkRow } from "../store/entities/write.js";
+import { findEntity, findLink, findSameLink } from "../store/entities/read.js";
+import type { EntityRecord, LinkRow } from "../store/entities/types.js";
+import { addLink, deleteLink } from "../store/entities/write.js";
 import { linkDocument } from "../xml/write-docs.js";
 import {
   ENTITY_TYPE_PATHS,

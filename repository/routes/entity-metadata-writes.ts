@@ -3,7 +3,8 @@ import { HTTPException } from "hono/http-exception";
 import { nowIso } from "../context.js";
 import { standaloneXml, type XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
-import { type EntityRecord, type FragmentRecord, findFragment } from "../store/entities/read.js";
+import { findFragment } from "../store/entities/read.js";
+import type { EntityRecord, FragmentRecord } from "../store/entities/types.js";
 import { addFragment, deleteFragment, updateFragment } from "../store/metadata/write.js";
 import { metadataDocument } from "../xml/entity-docs.js";
 import {

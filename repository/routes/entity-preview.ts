@@ -3,7 +3,7 @@ import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { nowIso } from "../context.js";
 import { Permission } from "../store/auth.js";
-import type { EntityType } from "../store/entities/write.js";
+import type { EntityType } from "../store/entities/types.js";
 import { findPreview } from "../store/previews/read.js";
 import { deletePreview, setPreview } from "../store/previews/write.js";
 import { checkQuota, quotaMessage } from "../store/storage/quota.js";

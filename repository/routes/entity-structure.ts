@@ -7,7 +7,7 @@ import { type SecurityTagParams, securityTagAction, securityTagTargets } from ".
 import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { findEntity } from "../store/entities/read.js";
-import type { EntityType } from "../store/entities/write.js";
+import type { EntityType } from "../store/entities/types.js";
 import { isSelfOrAncestor, securityTagNames } from "../store/structure/read.js";
 import { ENTITY_PATH } from "../xml/common.js";
 import {

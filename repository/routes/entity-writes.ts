@@ -3,15 +3,9 @@ import { HTTPException } from "hono/http-exception";
 import { nowIso } from "../context.js";
 import type { XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
-import { type EntityRecord, findEntity, fragmentsOf } from "../store/entities/read.js";
-import {
-  addRepresentation,
-  type EntityType,
-  insertEntity,
-  refInUse,
-  securityTagExists,
-  updateEntityFields,
-} from "../store/entities/write.js";
+import { findEntity, fragmentsOf, refInUse, securityTagExists } from "../store/entities/read.js";
+import type { EntityRecord, EntityType } from "../store/entities/types.js";
+import { addRepresentation, insertEntity, updateEntityFields } from "../store/entities/write.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { ENTITY_PATH } from "../xml/common.js";
 import { entityDocument } from "../xml/entity-docs.js";

@@ -45,8 +45,8 @@ import { registerRetentionRoutes } from "./retention.js";
 import { registerBitstreamStorageRoutes } from "./storage.js";
 
 /**
- * Entity API (XML). One sub-app holds every route; it is mounted twice, on `/vX.Y` (answers
- * in that version's namespaces) and on `/` (answers in the newest), so the two can never drift apart.
+ * Entity API (XML). One sub-app holds every route; app.ts mounts it twice (it is `versioned`), on `/vX.Y`
+ * (answers in that version's namespaces) and on `/` (answers in the newest), so the two can never drift apart.
  * Every route needs a token, and every entity route Read Metadata on the entity's security tag (writes
  * also the permission they need, see docs/repository-api.md).
  */
@@ -72,10 +72,7 @@ export function entityRoutes(newest: string): Hono<AppEnv> {
   // Last: its generic /actions/{kind} listings yield to the kind-specific routes registered above.
   registerEntityActionRoutes(api);
 
-  const root = new Hono<EntityEnv>();
-  root.route("/:version{v[0-9]+\\.[0-9]+}", api);
-  root.route("/", api);
-  return root as unknown as Hono<AppEnv>;
+  return api as unknown as Hono<AppEnv>;
 }
 
 function registerEntityReadRoutes(api: Hono<EntityEnv>): void {

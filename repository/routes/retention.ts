@@ -6,7 +6,8 @@ import { parsePaging } from "../http/paging.js";
 import { checkRole, MANAGERS } from "../http/roles.js";
 import { child, childText, type XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
-import { type EntityRow, getEntity } from "../store/entities/write.js";
+import { getEntity } from "../store/entities/read.js";
+import type { EntityRow } from "../store/entities/types.js";
 import {
   assignmentsPage,
   findAssignment,

@@ -69,7 +69,7 @@ type S3Context = Context<S3Env>;
 export const PROGRESS_TOKEN_HEADER = "Preservica-Progress-Token";
 const XML_TYPE = "application/xml";
 
-export function s3Routes(): Hono<S3Env> {
+export function s3Routes(): Hono<AppEnv> {
   const app = new Hono<S3Env>();
   app.onError((err, c) => errorReply(c as S3Context, err));
   app.use(async (c, next) => {
@@ -91,7 +91,8 @@ export function s3Routes(): Hono<S3Env> {
   app.all("*", (c) => {
     throw unsupported(c.req.method, c.req.path);
   });
-  return app;
+  // Its own middleware sets requestId before any handler runs; to the app it is a sub-app like the others.
+  return app as unknown as Hono<AppEnv>;
 }
 
 // --- authentication and errors ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import type { Permissions } from "../store/auth.js";
 import { Permission } from "../store/auth.js";
 import type { Db } from "../store/db.js";
-import type { EntityRow } from "../store/entities/write.js";
+import type { EntityRow } from "../store/entities/types.js";
 import { prepared } from "../store/statements.js";
 import { cmisFields } from "../store/system/read.js";
 import { DC_ELEMENTS_NS, dublinCoreValues, OAI_DC_SCHEMA } from "./dublin-core.js";

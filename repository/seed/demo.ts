@@ -1,6 +1,7 @@
 import { joinFileTexts, markFileTextIndexed, storeFileText, textOfFile } from "../search/file-text.js";
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
+import type { EntityType } from "../store/entities/types.js";
 import {
   addBitstream,
   addEvent,
@@ -9,7 +10,6 @@ import {
   addIdentifier,
   addLink,
   addRepresentation,
-  type EntityType,
   insertEntity,
 } from "../store/entities/write.js";
 import { seedAdminDemo } from "./admin.js";

@@ -1,4 +1,4 @@
-import type { EntityType } from "../store/entities/write.js";
+import type { EntityType } from "../store/entities/types.js";
 import type { ApiVersion } from "./versions.js";
 import { XmlWriter } from "./writer.js";
 

@@ -5,7 +5,7 @@ import type {
   FragmentSummary,
   IdentifierRecord,
   LinkRecord,
-} from "../store/entities/read.js";
+} from "../store/entities/types.js";
 import {
   entityUrl,
   type ListMeta,

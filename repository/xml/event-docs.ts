@@ -1,4 +1,4 @@
-import type { EntitySummary, EventActionRecord, EventRecord } from "../store/entities/read.js";
+import type { EntitySummary, EventActionRecord, EventRecord } from "../store/entities/types.js";
 import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
 import { type ApiVersion, isXip60 } from "./versions.js";
 import { XmlWriter } from "./writer.js";

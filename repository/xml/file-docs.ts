@@ -6,7 +6,7 @@ import type {
   GenerationRecord,
   RepresentationRecord,
   RepresentationSummary,
-} from "../store/entities/read.js";
+} from "../store/entities/types.js";
 import type { IntegrityCheckRecord } from "../store/files/integrity-history.js";
 import { entityUrl, type ListMeta, openDocument, type RenderContext, writeListTail } from "./common.js";
 import { hasOriginalName, isXip60 } from "./versions.js";

@@ -1,4 +1,4 @@
-import type { EntityType, IdentifierRow, LinkRow } from "../store/entities/write.js";
+import type { EntityType, IdentifierRecord, LinkRow } from "../store/entities/types.js";
 import { entityUrl, openDocument, type RenderContext } from "./common.js";
 import { isXip60 } from "./versions.js";
 
@@ -12,7 +12,7 @@ import { isXip60 } from "./versions.js";
  * IdentifierResponse: xip:Identifier (ApiId, Type, Value, Entity in XIP order; no ApiId in XIP v6.0,
  * whose clients find it at the end of Self), then Self.
  */
-export function identifierDocument(ctx: RenderContext, entityType: EntityType, i: IdentifierRow): string {
+export function identifierDocument(ctx: RenderContext, entityType: EntityType, i: IdentifierRecord): string {
   const w = openDocument(ctx, "IdentifierResponse");
   w.open("xip:Identifier");
   if (!isXip60(ctx.version)) w.leaf("xip:ApiId", i.api_id);

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextp
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
-import type { EntityRow } from "../../repository/store/entities/write.js";
+import type { EntityRow } from "../../repository/store/entities/types.js";
 import { insertEntity } from "../../repository/store/entities/write.js";
 import { assetUri, folderUri } from "../../src/resources/uris.js";
 import { authed, login, startTestRepository } from "../helpers/repository.js";

@@ -1,4 +1,5 @@
 import type { RunningRepository } from "../../repository/server.js";
+import type { EntityRow } from "../../repository/store/entities/types.js";
 import {
   addBitstream,
   addEvent,
@@ -6,7 +7,6 @@ import {
   addGeneration,
   addIdentifier,
   addRepresentation,
-  type EntityRow,
   insertEntity,
   type NewEntity,
 } from "../../repository/store/entities/write.js";

@@ -4,27 +4,14 @@ import { walkXml } from "../../search/xml.js";
 import type { StoredBlob } from "../content-store.js";
 import type { Db } from "../db.js";
 import { prepared } from "../statements.js";
+import { getEntity, getEntityById } from "./read.js";
+import type { EntityRow, EntityType } from "./types.js";
 
 /**
- * Writes and basic reads of the entity graph. Every write that changes searchable text calls
- * `reindexEntity`, so the FTS table never drifts from the entities it describes.
+ * Writes of the entity graph (what they look up first is in read.ts, the row types in types.ts). Every
+ * write that changes searchable text calls `reindexEntity`, so the FTS table never drifts from the
+ * entities it describes.
  */
-
-export type EntityType = "SO" | "IO" | "CO";
-
-export interface EntityRow {
-  id: number;
-  ref: string;
-  type: EntityType;
-  title: string;
-  description: string | null;
-  security_tag: string;
-  custom_type: string | null;
-  parent_ref: string | null;
-  created: string;
-  modified: string;
-  deleted: number;
-}
 
 export interface NewEntity {
   ref?: string;
@@ -63,16 +50,6 @@ export function insertEntity(db: Db, e: NewEntity): EntityRow {
     e.description ?? "",
   );
   return getEntityById(db, id) as EntityRow;
-}
-
-export function getEntity(db: Db, ref: string): EntityRow | undefined {
-  return prepared(db, "SELECT * FROM entities WHERE ref = ? AND deleted = 0").get(ref) as
-    | EntityRow
-    | undefined;
-}
-
-function getEntityById(db: Db, id: number): EntityRow | undefined {
-  return prepared(db, "SELECT * FROM entities WHERE id = ?").get(id) as EntityRow | undefined;
 }
 
 /**
@@ -288,15 +265,6 @@ export function addEvent(db: Db, e: NewEvent): string {
 // ---------------------------------------------------------------------------------------------------
 // Edits through the Entity API (routes/entity-writes.ts): entity fields, identifiers, links.
 
-export function securityTagExists(db: Db, name: string): boolean {
-  return prepared(db, "SELECT 1 FROM security_tags WHERE name = ?").get(name) !== undefined;
-}
-
-/** Whether any entity, live or in the recycle bin, holds this ref (refs are never reused). */
-export function refInUse(db: Db, ref: string): boolean {
-  return prepared(db, "SELECT 1 FROM entities WHERE ref = ?").get(ref) !== undefined;
-}
-
 export interface EntityFieldChanges {
   title?: string;
   /** null clears it. */
@@ -329,19 +297,6 @@ export function updateEntityFields(db: Db, ref: string, changes: EntityFieldChan
   return changed;
 }
 
-export interface IdentifierRow {
-  api_id: string;
-  entity_ref: string;
-  type: string;
-  value: string;
-}
-
-export function findIdentifier(db: Db, apiId: string): IdentifierRow | undefined {
-  return prepared(db, "SELECT api_id, entity_ref, type, value FROM identifiers WHERE api_id = ?").get(
-    apiId,
-  ) as IdentifierRow | undefined;
-}
-
 /** Returns false when there is no such identifier. */
 export function updateIdentifier(db: Db, apiId: string, type: string, value: string): boolean {
   return (
@@ -353,27 +308,6 @@ export function updateIdentifier(db: Db, apiId: string, type: string, value: str
 /** Returns false when there is no such identifier. */
 export function deleteIdentifier(db: Db, apiId: string): boolean {
   return prepared(db, "DELETE FROM identifiers WHERE api_id = ?").run(apiId).changes > 0;
-}
-
-export interface LinkRow {
-  api_id: string;
-  link_type: string;
-  from_ref: string;
-  to_ref: string;
-}
-
-export function findLink(db: Db, apiId: string): LinkRow | undefined {
-  return prepared(db, "SELECT api_id, link_type, from_ref, to_ref FROM links WHERE api_id = ?").get(apiId) as
-    | LinkRow
-    | undefined;
-}
-
-/** The link of this type between these two entities, if one exists. */
-export function findSameLink(db: Db, linkType: string, fromRef: string, toRef: string): LinkRow | undefined {
-  return prepared(
-    db,
-    "SELECT api_id, link_type, from_ref, to_ref FROM links WHERE from_ref = ? AND to_ref = ? AND link_type = ?",
-  ).get(fromRef, toRef, linkType) as LinkRow | undefined;
 }
 
 /** Returns false when there is no such link. */

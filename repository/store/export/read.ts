@@ -1,5 +1,5 @@
 import type { Db } from "../db.js";
-import type { EntityType } from "../entities/write.js";
+import type { EntityType } from "../entities/types.js";
 
 /**
  * Reads an export needs: a whole live subtree with the columns a manifest shows, an entity's

@@ -1,5 +1,5 @@
 import type { Db } from "../db.js";
-import type { Page } from "../entities/read.js";
+import type { Page } from "../entities/types.js";
 import { prepared } from "../statements.js";
 
 /**

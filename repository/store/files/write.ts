@@ -2,13 +2,8 @@ import type { IdentifiedFormat } from "../../formats.js";
 import { saveGenerationProperties, type TechnicalProperty } from "../characterisation/properties.js";
 import type { StoredBlob } from "../content-store.js";
 import type { Db } from "../db.js";
-import {
-  addBitstream,
-  addGeneration,
-  addRepresentation,
-  type EntityRow,
-  insertEntity,
-} from "../entities/write.js";
+import type { EntityRow } from "../entities/types.js";
+import { addBitstream, addGeneration, addRepresentation, insertEntity } from "../entities/write.js";
 import { prepared } from "../statements.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from "../db.js";
-import type { EntityType } from "../entities/write.js";
+import type { EntityType } from "../entities/types.js";
 
 /**
  * Reads of the recycle bin. A deleted entity keeps its row with `deleted = 1`, the deletion action

@@ -1,5 +1,5 @@
 import type { Db } from "../db.js";
-import type { EntityType } from "../entities/write.js";
+import type { EntityType } from "../entities/types.js";
 
 /**
  * Reads of the folder tree that structure changes and deletions need: a subtree (the entity and

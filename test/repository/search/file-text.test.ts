@@ -7,11 +7,11 @@ import { ensureFileText, FILE_TEXT_MAX_BYTES } from "../../../repository/search/
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
 import type { ContentStore } from "../../../repository/store/content-store.js";
 import { type Db, openDatabaseFile } from "../../../repository/store/db.js";
+import type { EntityRow } from "../../../repository/store/entities/types.js";
 import {
   addBitstream,
   addGeneration,
   addRepresentation,
-  type EntityRow,
   insertEntity,
   reindexEntity,
 } from "../../../repository/store/entities/write.js";

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
-import { type EntityRow, insertEntity, reindexEntity } from "../../../repository/store/entities/write.js";
+import type { EntityRow } from "../../../repository/store/entities/types.js";
+import { insertEntity, reindexEntity } from "../../../repository/store/entities/write.js";
 import {
   MIGRATIONS,
   migrate,

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RunningRepository } from "../../../repository/server.js";
-import { type EntityRow, insertEntity } from "../../../repository/store/entities/write.js";
+import type { EntityRow } from "../../../repository/store/entities/types.js";
+import { insertEntity } from "../../../repository/store/entities/write.js";
 import { authed, login } from "../../helpers/repository.js";
 
 /**
