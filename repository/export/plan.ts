@@ -1,11 +1,11 @@
 import type { ContentStore } from "../store/content-store.js";
 import type { Db } from "../store/db.js";
+import { fixitiesOf } from "../store/entities/read.js";
 import {
   ancestors,
   bitstreamsOfGeneration,
   type ExportEntity,
   type ExportGeneration,
-  fixitiesOfBitstream,
   generationsOf,
   representationContentObjects,
   representationsOf,
@@ -188,7 +188,7 @@ export function planExport(
               sha256: b.content_sha256,
               size: b.size,
               coRef: co.ref,
-              fixities: fixitiesOfBitstream(db, b.id).map((f) => ({
+              fixities: fixitiesOf(db, b.id).map((f) => ({
                 type: opexFixityName(f.algorithm),
                 value: f.value,
                 path: paxPath,

@@ -47,8 +47,20 @@ export async function receivePackage(
   }
 }
 
-/** Whether a file starts like a zip (a local file header, or the end record of an empty zip). */
-export function looksLikeZip(head: Uint8Array): boolean {
+/** Whether the file at `path` starts like a zip (checked before an ingest or a part is accepted). */
+export async function fileLooksLikeZip(path: string): Promise<boolean> {
+  const file = await open(path, "r");
+  try {
+    const buf = Buffer.alloc(4);
+    const { bytesRead } = await file.read(buf, 0, 4, 0);
+    return looksLikeZip(buf.subarray(0, bytesRead));
+  } finally {
+    await file.close();
+  }
+}
+
+/** Whether bytes start like a zip (a local file header, or the end record of an empty zip). */
+function looksLikeZip(head: Uint8Array): boolean {
   return (
     head.length >= 4 &&
     head[0] === 0x50 &&

@@ -1,9 +1,9 @@
-import { open, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { newPackagePath } from "../ingest/packages.js";
-import { looksLikeZip, PackageTooLarge, receivePackage } from "../ingest/receive.js";
+import { fileLooksLikeZip, PackageTooLarge, receivePackage } from "../ingest/receive.js";
 import { startIngest } from "../ingest/start.js";
 import { Permission } from "../store/auth.js";
 import { getEntity } from "../store/entities/read.js";
@@ -46,7 +46,7 @@ export function registerEntityIngestRoutes(api: Hono<EntityEnv>): void {
       return error;
     };
     if (size === 0) throw await refuse(emptyPackage());
-    if (!looksLikeZip(await head(path))) {
+    if (!(await fileLooksLikeZip(path))) {
       throw await refuse(
         new HTTPException(400, {
           message:
@@ -99,17 +99,6 @@ function packageName(c: EntityContext): string | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this drops.
   const name = raw?.replace(/[\u0000-\u001f\u007f]/g, "").trim();
   return name ? name.slice(0, 255) : undefined;
-}
-
-async function head(path: string): Promise<Uint8Array> {
-  const file = await open(path, "r");
-  try {
-    const buf = Buffer.alloc(4);
-    const { bytesRead } = await file.read(buf, 0, 4, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
 }
 
 function emptyPackage(): HTTPException {

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import { open, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, ServiceContext } from "../context.js";
 import { requestText } from "../http/request-text.js";
 import { newPackagePath } from "../ingest/packages.js";
 import { packageQuota } from "../ingest/quota.js";
-import { looksLikeZip } from "../ingest/receive.js";
+import { fileLooksLikeZip } from "../ingest/receive.js";
 import { startIngest } from "../ingest/start.js";
 import { BodyTooLarge, type ReceivedBody, receiveBody } from "../s3/body.js";
 import { findAccessToken } from "../s3/credentials.js";
@@ -306,7 +306,7 @@ async function putObject(c: S3Context): Promise<Response> {
   const received = await receiveBody(body, partial, maxBytes, expected);
   try {
     if (received.size === 0) throw emptyPackage();
-    if (!looksLikeZip(await head(partial))) throw notAZip(key);
+    if (!(await fileLooksLikeZip(partial))) throw notAZip(key);
     // Checked again: the folder may have gone, or the caller's rights changed, during a long upload.
     checkIngestTarget(svc, caller, parentRef);
     await refuseOverQuota(c, partial, parentRef, key, "nothing was stored");
@@ -420,7 +420,7 @@ async function completeUpload(c: S3Context, uploadId: string): Promise<Response>
   let parts: StoredPart[];
   try {
     parts = chosenParts(await claimedParts(claimed), requested, maxUploadBytes(svc));
-    if (!looksLikeZip(await head((parts[0] as StoredPart).path))) throw notAZip(key);
+    if (!(await fileLooksLikeZip((parts[0] as StoredPart).path))) throw notAZip(key);
   } catch (err) {
     await releaseUpload(svc.dataDir, uploadId, claimed);
     throw err;
@@ -590,17 +590,6 @@ function multipartEtag(parts: readonly StoredPart[]): string {
   const h = createHash("md5");
   for (const p of parts) h.update(Buffer.from(p.md5, "hex"));
   return `"${h.digest("hex")}-${parts.length}"`;
-}
-
-async function head(path: string): Promise<Uint8Array> {
-  const file = await open(path, "r");
-  try {
-    const buf = Buffer.alloc(4);
-    const { bytesRead } = await file.read(buf, 0, 4, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
 }
 
 function emptyPackage(): S3Error {

@@ -125,15 +125,6 @@ export function bitstreamsOfGeneration(db: Db, generationId: number): ExportBits
     .all(generationId) as ExportBitstream[];
 }
 
-export function fixitiesOfBitstream(db: Db, bitstreamId: number): { algorithm: string; value: string }[] {
-  return db
-    .prepare(
-      `SELECT algorithm, value FROM fixities WHERE bitstream_id = ?
-        ORDER BY CASE algorithm WHEN 'MD5' THEN 1 WHEN 'SHA1' THEN 2 WHEN 'SHA256' THEN 3 WHEN 'SHA512' THEN 4 ELSE 5 END, algorithm`,
-    )
-    .all(bitstreamId) as { algorithm: string; value: string }[];
-}
-
 export interface ExportEvent {
   entity_ref: string;
   type: string;
