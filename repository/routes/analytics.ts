@@ -1,11 +1,11 @@
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { type AppEnv, nowIso } from "../context.js";
+import type { AppEnv } from "../context.js";
 import { requireToken } from "../http/auth-middleware.js";
 import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
 import { MANAGERS, requireRole } from "../http/roles.js";
 import { ANALYTICS_KIND, type GenerationParams, POLICY_IMPACT } from "../jobs/analytics.js";
-import { createAction } from "../store/actions/write.js";
+import { startAction } from "../jobs/start.js";
 import { latestDataset } from "../store/analytics/read.js";
 import { getDraft } from "../store/settings/read.js";
 
@@ -76,14 +76,8 @@ export function analyticsRoutes(): Hono<AppEnv> {
   app.post("/:apiId/generation", requireRole(MANAGERS, "generate analytics data sets"), async (c) => {
     const apiId = knownDataset(c.req.param("apiId"));
     const parameters = await generationParameters(c);
-    const { db, actions } = c.get("svc");
     const params: GenerationParams = { apiId, parameters };
-    const action = createAction(
-      db,
-      { kind: ANALYTICS_KIND, username: c.get("caller").user.username, params },
-      nowIso(c),
-    );
-    actions.submit(action.id);
+    const action = startAction(c, { kind: ANALYTICS_KIND, params });
     return c.body(action.id, 202, {
       "Content-Type": "text/plain;charset=UTF-8",
       Location: `/api/entity/progress/${action.id}`,

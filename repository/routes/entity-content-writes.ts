@@ -1,9 +1,8 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { nowIso } from "../context.js";
 import { ADD_REPRESENTATION_KIND, type AddRepresentationParams } from "../jobs/add-representation.js";
 import { REPLACE_CONTENT_KIND, type ReplaceContentParams } from "../jobs/replace-content.js";
-import { createAction } from "../store/actions/write.js";
+import { startAction } from "../jobs/start.js";
 import { Permission } from "../store/auth.js";
 import { BlobTooLargeError, type StoredBlob } from "../store/content-store.js";
 import { getEntity } from "../store/entities/read.js";
@@ -62,19 +61,13 @@ export function registerEntityContentWriteRoutes(api: Hono<EntityEnv>): void {
       }
     });
     const params: ReplaceContentParams = { coRef: co.ref, filename, blob };
-    const action = createAction(
-      c.get("svc").db,
-      {
-        kind: REPLACE_CONTENT_KIND,
-        username: c.get("caller").user.username,
-        entityRef: co.ref,
-        entityType: "CO",
-        params,
-        total: 1,
-      },
-      nowIso(c),
-    );
-    c.get("svc").actions.submit(action.id);
+    const action = startAction(c, {
+      kind: REPLACE_CONTENT_KIND,
+      entityRef: co.ref,
+      entityType: "CO",
+      params,
+      total: 1,
+    });
     // The real service answers this one 200, not 202; clients check for 200.
     return progressReply(c, action.id, 200);
   });
@@ -103,19 +96,13 @@ export function registerEntityContentWriteRoutes(api: Hono<EntityEnv>): void {
       }
     });
     const params: AddRepresentationParams = { ioRef: io.ref, name, filename, blob };
-    const action = createAction(
-      c.get("svc").db,
-      {
-        kind: ADD_REPRESENTATION_KIND,
-        username: c.get("caller").user.username,
-        entityRef: io.ref,
-        entityType: "IO",
-        params,
-        total: 1,
-      },
-      nowIso(c),
-    );
-    c.get("svc").actions.submit(action.id);
+    const action = startAction(c, {
+      kind: ADD_REPRESENTATION_KIND,
+      entityRef: io.ref,
+      entityType: "IO",
+      params,
+      total: 1,
+    });
     return progressReply(c, action.id, 202);
   });
 }

@@ -1,10 +1,9 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { nowIso } from "../context.js";
 import { requestText } from "../http/request-text.js";
 import { METADATA_CSV_EDIT } from "../jobs/metadata-csv-edit.js";
+import { startAction } from "../jobs/start.js";
 import { readCsvEdit } from "../metadata-groups/csv.js";
-import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { allGroups } from "../store/metadata-groups/read.js";
 import { type EntityEnv, progressReply } from "./entity-common.js";
@@ -18,7 +17,7 @@ import { type EntityEnv, progressReply } from "./entity-common.js";
  */
 export function registerMetadataCsvEditRoutes(api: Hono<EntityEnv>): void {
   api.post(`/actions/${METADATA_CSV_EDIT.path}`, async (c) => {
-    const { db, actions } = c.get("svc");
+    const { db } = c.get("svc");
     const { user, permissions } = c.get("caller");
     // Each row needs Update Metadata on its entity's tag; a user with it on no tag could change nothing.
     if (permissions.tagsWith(Permission.UPDATE_METADATA).length === 0) {
@@ -28,12 +27,7 @@ export function registerMetadataCsvEditRoutes(api: Hono<EntityEnv>): void {
     }
     // Not c.req.text(): bytes that are not UTF-8 (a CSV saved as Windows-1252) would become U+FFFD.
     const plan = readCsvEdit(await requestText(c.req), allGroups(db));
-    const action = createAction(
-      db,
-      { kind: METADATA_CSV_EDIT.kind, username: user.username, params: plan, total: plan.rows.length },
-      nowIso(c),
-    );
-    actions.submit(action.id);
+    const action = startAction(c, { kind: METADATA_CSV_EDIT.kind, params: plan, total: plan.rows.length });
     return progressReply(c, action.id);
   });
 }

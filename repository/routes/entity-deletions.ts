@@ -12,8 +12,8 @@ import {
 } from "../jobs/deletion.js";
 import { type FinalDeletionParams, finalDeletionAction } from "../jobs/final-deletion.js";
 import { type RecoveryParams, recoveryAction, recoveryBlocker } from "../jobs/recovery.js";
+import { startAction } from "../jobs/start.js";
 import { type ActionRow, getAction } from "../store/actions/read.js";
-import { createAction } from "../store/actions/write.js";
 import { Permission, Role } from "../store/auth.js";
 import type { EntityType } from "../store/entities/types.js";
 import {
@@ -135,20 +135,15 @@ async function submitDeletion(c: EntityContext, type: EntityType): Promise<Respo
   if (blocking.length > 0) throw conflict(retentionRefusal(db, blocking));
 
   const params: DeletionParams = { comment };
-  const a = createAction(
-    db,
-    {
-      kind: deletionAction.kind,
-      username: caller.user.username,
-      entityRef: e.ref,
-      entityType: e.type,
-      params,
-      status: "PENDING",
-      total: scope.length,
-      message: `Awaiting a manager's approval: PUT ${ENTITY_API_PATH}/actions/deletions/{this id}`,
-    },
-    nowIso(c),
-  );
+  const a = startAction(c, {
+    kind: deletionAction.kind,
+    entityRef: e.ref,
+    entityType: e.type,
+    params,
+    status: "PENDING",
+    total: scope.length,
+    message: `Awaiting a manager's approval: PUT ${ENTITY_API_PATH}/actions/deletions/{this id}`,
+  });
   return progressReply(c, a.id);
 }
 
@@ -253,7 +248,7 @@ function requireDeleteOn(c: EntityContext, tags: { tag: string; ref: string }[],
 }
 
 async function recover(c: EntityContext): Promise<Response> {
-  const { db, actions } = c.get("svc");
+  const { db } = c.get("svc");
   const ex = examples(c).recovery;
   const doc = await actionBody(c, "RecoveryAction", ex);
   const deletions = namedDeletions(c, doc, ex);
@@ -262,23 +257,17 @@ async function recover(c: EntityContext): Promise<Response> {
   if (blocker) throw conflict(blocker);
   const root = deletionRoots(db, deletions)[0];
   const params: RecoveryParams = { deletions };
-  const a = createAction(
-    db,
-    {
-      kind: recoveryAction.kind,
-      username: c.get("caller").user.username,
-      entityRef: root?.ref ?? null,
-      entityType: root?.type ?? null,
-      params,
-    },
-    nowIso(c),
-  );
-  actions.submit(a.id);
+  const a = startAction(c, {
+    kind: recoveryAction.kind,
+    entityRef: root?.ref ?? null,
+    entityType: root?.type ?? null,
+    params,
+  });
   return progressReply(c, a.id);
 }
 
 async function finallyDelete(c: EntityContext): Promise<Response> {
-  const { db, actions } = c.get("svc");
+  const { db } = c.get("svc");
   const caller = c.get("caller");
   if (!isManager(c)) {
     throw new HTTPException(403, {
@@ -303,18 +292,12 @@ async function finallyDelete(c: EntityContext): Promise<Response> {
   );
   const root = deletionRoots(db, deletions)[0];
   const params: FinalDeletionParams = { deletions };
-  const a = createAction(
-    db,
-    {
-      kind: finalDeletionAction.kind,
-      username: caller.user.username,
-      entityRef: root?.ref ?? null,
-      entityType: root?.type ?? null,
-      params,
-      total: targets.length,
-    },
-    nowIso(c),
-  );
-  actions.submit(a.id);
+  const a = startAction(c, {
+    kind: finalDeletionAction.kind,
+    entityRef: root?.ref ?? null,
+    entityType: root?.type ?? null,
+    params,
+    total: targets.length,
+  });
   return progressReply(c, a.id);
 }

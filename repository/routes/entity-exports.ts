@@ -2,7 +2,6 @@ import { createReadStream, existsSync, rmSync, statSync } from "node:fs";
 import { Readable } from "node:stream";
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { nowIso } from "../context.js";
 import {
   EXPORT_KIND,
   EXPORT_RETENTION_DAYS,
@@ -15,8 +14,8 @@ import { exportRefusal } from "../export/permissions.js";
 import { exportScope } from "../export/plan.js";
 import { hasRole, MANAGERS } from "../http/roles.js";
 import type { ExportParams } from "../jobs/export.js";
+import { startAction } from "../jobs/start.js";
 import { getAction } from "../store/actions/read.js";
-import { createAction } from "../store/actions/write.js";
 import type { EntityType } from "../store/entities/types.js";
 import { contentDisposition } from "./byte-range.js";
 import {
@@ -57,12 +56,7 @@ export function registerEntityExportRoutes(api: Hono<EntityEnv>): void {
       if (refusal) throw new HTTPException(403, { message: refusal });
       sweepExports(svc);
       const params: ExportParams = { options };
-      const action = createAction(
-        svc.db,
-        { kind: EXPORT_KIND, username: caller.user.username, entityRef: e.ref, entityType: type, params },
-        nowIso(c),
-      );
-      svc.actions.submit(action.id);
+      const action = startAction(c, { kind: EXPORT_KIND, entityRef: e.ref, entityType: type, params });
       return progressReply(c, action.id, 202);
     });
   }

@@ -1,10 +1,9 @@
 import type { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { nowIso } from "../context.js";
 import { isUuid } from "../http/params.js";
 import { moveAction } from "../jobs/move.js";
 import { type SecurityTagParams, securityTagAction, securityTagTargets } from "../jobs/security-tag.js";
-import { createAction } from "../store/actions/write.js";
+import { startAction } from "../jobs/start.js";
 import { Permission } from "../store/auth.js";
 import { findEntity } from "../store/entities/read.js";
 import type { EntityType } from "../store/entities/types.js";
@@ -40,7 +39,7 @@ function conflict(message: string): HTTPException {
 }
 
 async function move(c: EntityContext, type: EntityType): Promise<Response> {
-  const { db, actions } = c.get("svc");
+  const { db } = c.get("svc");
   const e = writableEntity(c, c.req.param("ref"), type, Permission.MOVE);
   if (e.type === "CO") {
     throw conflict(
@@ -87,18 +86,12 @@ async function move(c: EntityContext, type: EntityType): Promise<Response> {
       );
     }
   }
-  const a = createAction(
-    db,
-    {
-      kind: moveAction.kind,
-      username: c.get("caller").user.username,
-      entityRef: e.ref,
-      entityType: e.type,
-      params: { destination, from: e.parent_ref },
-    },
-    nowIso(c),
-  );
-  actions.submit(a.id);
+  const a = startAction(c, {
+    kind: moveAction.kind,
+    entityRef: e.ref,
+    entityType: e.type,
+    params: { destination, from: e.parent_ref },
+  });
   return progressReply(c, a.id);
 }
 
@@ -114,7 +107,7 @@ function includeDescendantsParam(c: EntityContext): boolean {
 }
 
 async function changeSecurityTag(c: EntityContext, type: EntityType): Promise<Response> {
-  const { db, actions } = c.get("svc");
+  const { db } = c.get("svc");
   const e = writableEntity(c, c.req.param("ref"), type, Permission.CHANGE_SECURITY);
   const includeDescendants = includeDescendantsParam(c);
   const tag = (await c.req.text()).trim();
@@ -140,17 +133,11 @@ async function changeSecurityTag(c: EntityContext, type: EntityType): Promise<Re
     });
   }
   const params: SecurityTagParams = { tag, includeDescendants, previous: e.security_tag };
-  const a = createAction(
-    db,
-    {
-      kind: securityTagAction.kind,
-      username: caller.user.username,
-      entityRef: e.ref,
-      entityType: e.type,
-      params,
-    },
-    nowIso(c),
-  );
-  actions.submit(a.id);
+  const a = startAction(c, {
+    kind: securityTagAction.kind,
+    entityRef: e.ref,
+    entityType: e.type,
+    params,
+  });
   return progressReply(c, a.id);
 }

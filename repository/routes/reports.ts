@@ -3,10 +3,11 @@ import { Readable } from "node:stream";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { type AppEnv, nowIso } from "../context.js";
+import type { AppEnv } from "../context.js";
 import { requireToken } from "../http/auth-middleware.js";
 import { isUuid, requestParams } from "../http/params.js";
 import { REPORT_KIND } from "../jobs/report.js";
+import { startAction } from "../jobs/start.js";
 import { findReport, REPORTS, reportIds } from "../reports/catalogue.js";
 import { OUTPUT_FORMATS, type OutputFormat, type Report } from "../reports/definitions.js";
 import type { ReportRunParams } from "../reports/execute.js";
@@ -14,7 +15,6 @@ import { checkParameters } from "../reports/parameters.js";
 import { finishedResult } from "../reports/results.js";
 import { liveFolder } from "../reports/scope.js";
 import { ACTION_STATUSES, type ActionRow, getAction } from "../store/actions/read.js";
-import { createAction } from "../store/actions/write.js";
 import { Permission } from "../store/auth.js";
 import { reportRunsPage } from "../store/reports/read.js";
 import { contentDisposition } from "./byte-range.js";
@@ -97,8 +97,8 @@ function definitionJson(c: Ctx, r: Report) {
 async function startRun(c: Ctx): Promise<Response> {
   const report = knownReport(c.req.param("id") ?? "");
   const parameters = checkParameters(report.definition, await requestParams(c, { json: true }));
-  const { db, actions } = c.get("svc");
-  const { user, permissions } = c.get("caller");
+  const { db } = c.get("svc");
+  const { permissions } = c.get("caller");
   const folderRef = parameters.folder;
   if (folderRef) {
     const folder = liveFolder(db, folderRef);
@@ -114,18 +114,12 @@ async function startRun(c: Ctx): Promise<Response> {
     }
   }
   const params: ReportRunParams = { report: report.definition.id, parameters };
-  const action = createAction(
-    db,
-    {
-      kind: REPORT_KIND,
-      username: user.username,
-      entityRef: folderRef ?? null,
-      entityType: folderRef ? "SO" : null,
-      params,
-    },
-    nowIso(c),
-  );
-  actions.submit(action.id);
+  const action = startAction(c, {
+    kind: REPORT_KIND,
+    entityRef: folderRef ?? null,
+    entityType: folderRef ? "SO" : null,
+    params,
+  });
   return ok(c, runJson(c, action), 202, { [PROGRESS_TOKEN_HEADER]: action.id });
 }
 
