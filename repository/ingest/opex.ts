@@ -1,6 +1,6 @@
 import { standaloneXml, type XmlNode } from "../http/xml-body.js";
 import { baseName, dirName, joinPath } from "./entry-names.js";
-import { fileAsset } from "./plain.js";
+import { fileAsset, folderOf } from "./plain.js";
 import {
   declaredFixity,
   type IngestPlan,
@@ -195,16 +195,7 @@ export function planOpex(
   for (const path of folderSet) {
     if (paxRootOf(path)) continue;
     const name = baseName(path);
-    const folder: PlannedFolder = {
-      key: path,
-      title: name,
-      description: null,
-      customType: null,
-      identifiers: [],
-      fragments: [],
-      source: `${path}/`,
-      parent: parentOf(path),
-    };
+    const folder = folderOf(path, parentOf(path));
     const m = manifest(joinPath(path, `${name}.opex`)) ?? manifest(`${path}.opex`);
     describe(folder, m);
     if (m) {

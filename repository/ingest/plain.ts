@@ -13,7 +13,14 @@ export function planPlainZip(pkg: ZipPackage, target: string | null): IngestPlan
     const dir = dirName(path);
     return dir === "" ? { kind: "target", ref: target } : { kind: "planned", key: dir };
   };
-  const folders: PlannedFolder[] = [...pkg.folders()].map((path) => ({
+  const folders = [...pkg.folders()].map((path) => folderOf(path, parentOf(path)));
+  const assets = pkg.files().map((e) => fileAsset(e, parentOf(e.path)));
+  return { kind: "zip", folders, assets, missing: [], notes: [] };
+}
+
+/** The folder a directory of the package becomes (also used for OPEX folders, which then add their manifest's facts). */
+export function folderOf(path: string, parent: PlannedParent): PlannedFolder {
+  return {
     key: path,
     title: baseName(path),
     description: null,
@@ -21,10 +28,8 @@ export function planPlainZip(pkg: ZipPackage, target: string | null): IngestPlan
     identifiers: [],
     fragments: [],
     source: `${path}/`,
-    parent: parentOf(path),
-  }));
-  const assets = pkg.files().map((e) => fileAsset(e, parentOf(e.path)));
-  return { kind: "zip", folders, assets, missing: [], notes: [] };
+    parent,
+  };
 }
 
 /** The asset a single file becomes (also used for OPEX files, which then add their manifest's facts). */

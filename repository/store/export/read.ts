@@ -1,5 +1,6 @@
 import type { Db } from "../db.js";
 import type { EntityType } from "../entities/types.js";
+import { LIVE_SUBTREE } from "../structure/read.js";
 
 /**
  * Reads an export needs: a whole live subtree with the columns a manifest shows, an entity's
@@ -23,11 +24,7 @@ const COLUMNS = "e.ref, e.type, e.title, e.description, e.security_tag, e.parent
 export function subtree(db: Db, rootRef: string): ExportEntity[] {
   return db
     .prepare(
-      `WITH RECURSIVE sub(ref) AS (
-         SELECT ref FROM entities WHERE ref = @root AND deleted = 0
-         UNION
-         SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
-       ) SELECT ${COLUMNS} FROM sub CROSS JOIN entities e ON e.ref = sub.ref ORDER BY e.id`,
+      `${LIVE_SUBTREE} SELECT ${COLUMNS} FROM sub CROSS JOIN entities e ON e.ref = sub.ref ORDER BY e.id`,
     )
     .all({ root: rootRef }) as ExportEntity[];
 }

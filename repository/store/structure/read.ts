@@ -23,6 +23,13 @@ const LIVE_DESCENDANTS = `WITH RECURSIVE sub(ref) AS (
     SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
   )`;
 
+/** `rootRef` itself (when live) and its live descendants, as `sub(ref)`. */
+export const LIVE_SUBTREE = `WITH RECURSIVE sub(ref) AS (
+    SELECT ref FROM entities WHERE ref = @root AND deleted = 0
+    UNION
+    SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
+  )`;
+
 export function liveDescendants(db: Db, rootRef: string): TreeEntity[] {
   return db
     .prepare(
@@ -53,11 +60,7 @@ export function contentObjectsOf(db: Db, ioRef: string): TreeEntity[] {
 export function subtreeTags(db: Db, rootRef: string): { tag: string; ref: string }[] {
   return db
     .prepare(
-      `WITH RECURSIVE sub(ref) AS (
-         SELECT ref FROM entities WHERE ref = @root AND deleted = 0
-         UNION
-         SELECT c.ref FROM sub JOIN entities c INDEXED BY entities_parent ON c.parent_ref = sub.ref WHERE c.deleted = 0
-       ) SELECT e.security_tag AS tag, min(e.ref) AS ref FROM sub CROSS JOIN entities e ON e.ref = sub.ref
+      `${LIVE_SUBTREE} SELECT e.security_tag AS tag, min(e.ref) AS ref FROM sub CROSS JOIN entities e ON e.ref = sub.ref
           GROUP BY e.security_tag ORDER BY e.security_tag`,
     )
     .all({ root: rootRef }) as { tag: string; ref: string }[];
