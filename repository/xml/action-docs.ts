@@ -19,17 +19,8 @@ export const STATUS_NS = "http://status.preservica.com";
  */
 export function progressDocument(a: ActionRow, errors: ActionItemRow[]): string {
   const w = new XmlWriter().open("ProgressResponse", { xmlns: STATUS_NS });
-  w.leaf("Id", a.id)
-    .leaf("Status", a.status)
-    .leaf("Kind", a.kind)
-    .leaf("Percentage", percentage(a))
-    .leaf("Total", a.total)
-    .leaf("Done", a.done)
-    .leaf("Failed", a.failed)
-    .opt("Message", a.message)
-    .leaf("Created", a.created)
-    .leaf("Updated", a.updated)
-    .opt("Completed", a.completed);
+  w.leaf("Id", a.id).leaf("Status", a.status).leaf("Kind", a.kind).leaf("Percentage", percentage(a));
+  counts(w, a);
   if (errors.length > 0) {
     w.open("Errors");
     for (const e of errors) w.leaf("Error", e.message ?? "failed", { entityRef: e.entity_ref, item: e.seq });
@@ -94,14 +85,8 @@ function writeAction(w: XmlWriter, ctx: RenderContext, a: ActionRow, path: strin
   } else if (a.entity_ref) {
     w.leaf("Entity", a.entity_ref, { ref: a.entity_ref });
   }
-  w.leaf("Parameters", summariseParams(a.params))
-    .leaf("Total", a.total)
-    .leaf("Done", a.done)
-    .leaf("Failed", a.failed)
-    .opt("Message", a.message)
-    .leaf("Created", a.created)
-    .leaf("Updated", a.updated)
-    .opt("Completed", a.completed)
+  w.leaf("Parameters", summariseParams(a.params));
+  counts(w, a)
     .leaf("Progress", `${ctx.base}/progress/${a.id}`)
     .leaf("Self", actionUrl(ctx, path, a.id))
     .close("Action");
@@ -136,4 +121,16 @@ export function actionDocument(
   }
   w.close("Items");
   return writeListTail(w, meta).close("ActionResponse").toString();
+}
+
+/** How far an action got and when: the same elements, in the same order, in its progress and its detail. */
+function counts(w: XmlWriter, a: ActionRow): XmlWriter {
+  return w
+    .leaf("Total", a.total)
+    .leaf("Done", a.done)
+    .leaf("Failed", a.failed)
+    .opt("Message", a.message)
+    .leaf("Created", a.created)
+    .leaf("Updated", a.updated)
+    .opt("Completed", a.completed);
 }
