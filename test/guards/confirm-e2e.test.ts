@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../helpers/mcp.js";
 import type { Preview } from "../helpers/preview.js";
-import { startTestRepository } from "../helpers/repository.js";
+import { useMcp, useRepository } from "../helpers/use-mcp.js";
 
 /**
  * Confirmation across server instances: a token sealed by one instance is accepted by another with the same
@@ -15,20 +14,10 @@ const KEY_A = `${"a".repeat(16)}-shared-confirmation-key`;
 const KEY_B = `${"b".repeat(16)}-another-confirmation-key`;
 
 describe.each(ERAS)("confirmation tokens across instances (%s)", (era) => {
-  let repo: RunningRepository;
-  let one: McpHarness;
-  let twin: McpHarness;
-  let stranger: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    one = await startMcp({ user: "manager", repo, era, env: { PRESERVATION_CONFIRM_KEY: KEY_A } });
-    twin = await startMcp({ user: "manager", repo, era, env: { PRESERVATION_CONFIRM_KEY: KEY_A } });
-    stranger = await startMcp({ user: "manager", repo, era, env: { PRESERVATION_CONFIRM_KEY: KEY_B } });
-  });
-  afterAll(async () => {
-    for (const h of [one, twin, stranger]) await h?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "none" });
+  const one = useMcp({ user: "manager", repo, era, env: { PRESERVATION_CONFIRM_KEY: KEY_A } });
+  const twin = useMcp({ user: "manager", repo, era, env: { PRESERVATION_CONFIRM_KEY: KEY_A } });
+  const stranger = useMcp({ user: "manager", repo, era, env: { PRESERVATION_CONFIRM_KEY: KEY_B } });
 
   async function folderWithContents(title: string): Promise<{ ref: string; dest: string }> {
     const f = await one.call<{ folder: { ref: string } }>("create_folder", { title, securityTag: "open" });

@@ -55,11 +55,7 @@ export function useMcp(opts: UseMcpOptions = {}): McpHarness {
 }
 
 /** An object that forwards to `current()` once it is set, and says where it is started when used too early. */
-function standIn<T extends object>(
-  maker: string,
-  current: () => T | undefined,
-  known: Partial<T> = {},
-): T {
+function standIn<T extends object>(maker: string, current: () => T | undefined, known: Partial<T> = {}): T {
   const target = (): T => {
     const it = current();
     if (!it)

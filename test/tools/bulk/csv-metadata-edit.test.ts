@@ -1,11 +1,10 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import {
   accessionDocs,
   col,
@@ -38,25 +37,11 @@ interface Answer {
 const OUTCOME_ITEM = { add: "done", update: "done", unchanged: "skipped", refused: "failed" } as const;
 
 describe.each(ERAS)("csv_metadata_edit (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let roots: string;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    await createAccessionGroup(repo);
-    roots = mkdtempSync(join(tmpdir(), "csv-roots-"));
-    mcp = await startMcp({
-      user: "curator",
-      flags: ["--toolsets", "all", "--ingest-roots", roots],
-      repo,
-      era,
-    });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const roots = mkdtempSync(join(tmpdir(), "csv-roots-"));
+  const repo = useRepository({ seed: "none" });
+  beforeAll(() => createAccessionGroup(repo));
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all", "--ingest-roots", roots], repo, era });
+  const reader = useMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
 
   /** Three entities of the test's own and a CSV over them: an add, an update, a refusal, an unchanged row. */
   function scenario(tag: string) {
@@ -253,11 +238,6 @@ describe.each(ERAS)("csv_metadata_edit (%s)", (era) => {
   });
 
   it("is not listed for a reader", async () => {
-    const reader = await startMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
-    try {
-      expect((await reader.client.listTools()).tools.map((t) => t.name)).not.toContain("csv_metadata_edit");
-    } finally {
-      await reader.close();
-    }
+    expect((await reader.client.listTools()).tools.map((t) => t.name)).not.toContain("csv_metadata_edit");
   });
 });

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEMO_METADATA_GROUP } from "../../../repository/seed/metadata-groups.js";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Answer {
   groups: {
@@ -17,33 +16,19 @@ interface Answer {
 const COLUMN = `${DEMO_METADATA_GROUP.schemaUri};/ns:location_and_condition/ns:condition`;
 
 describe("list_metadata_groups on an empty repository", () => {
+  const mcp = useMcp({ seed: "none", user: "curator", flags: ["--toolsets", "all"] });
+
   it("says there are none and who makes them", async () => {
-    const repo = await startTestRepository({ seed: "none" });
-    const mcp = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo });
-    try {
-      const res = await mcp.raw("list_metadata_groups", {});
-      expect(res.structuredContent).toEqual({ groups: [], total: 0 });
-      expect(textOf(res)).toBe("No metadata groups (a manager creates them with `manage_metadata_group`).");
-    } finally {
-      await mcp.close();
-      await repo.close();
-    }
+    const res = await mcp.raw("list_metadata_groups", {});
+    expect(res.structuredContent).toEqual({ groups: [], total: 0 });
+    expect(textOf(res)).toBe("No metadata groups (a manager creates them with `manage_metadata_group`).");
   });
 });
 
 describe.each(ERAS)("list_metadata_groups (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    // A curator lists groups: CSV edits are theirs to make.
-    mcp = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  // A curator lists groups: CSV edits are theirs to make.
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
 
   it("lists the demo group with each field's type, allowed values and CSV column, in text too", async () => {
     const res = await mcp.raw("list_metadata_groups", {});

@@ -15,11 +15,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
-import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { serviceClientOf } from "../../../src/server/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { ERAS, type McpHarness, textOf } from "../../helpers/mcp.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Status {
   job: string;
@@ -68,25 +68,22 @@ async function finish(mcp: McpHarness, job: string): Promise<Status> {
 describe.each(ERAS)("export (%s)", (era) => {
   const root = mkdtempSync(join(tmpdir(), "pmcp-export-root-"));
   const downloads = mkdtempSync(join(tmpdir(), "pmcp-export-dl-"));
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   const bytes = Buffer.alloc(200_000, 42);
-
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({
-      user: "curator",
-      repo,
-      era,
-      flags: ["--toolsets", "all", "--ingest-roots", root, "--download-dir", downloads],
-    });
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({
+    user: "curator",
+    repo,
+    era,
+    flags: ["--toolsets", "all", "--ingest-roots", root, "--download-dir", downloads],
+  });
+  const ro = useMcp({ user: "curator", repo, era, flags: ["--read-only", "--download-dir", downloads] });
+  const none = useMcp({ user: "curator", repo, era, flags: [] });
+  beforeAll(() => {
     mkdirSync(join(root, "reels"));
     writeFileSync(join(root, "reels", "reel-1.bin"), bytes);
     writeFileSync(join(root, "reels", "notes.txt"), "Reel notes\n");
   });
-  afterAll(async () => {
-    await mcp.close();
-    await repo.close();
+  afterAll(() => {
     rmSync(root, { recursive: true, force: true });
     rmSync(downloads, { recursive: true, force: true });
   });
@@ -170,20 +167,8 @@ describe.each(ERAS)("export (%s)", (era) => {
       new RegExp(`is a content object.*Export its asset instead \\(${asset.ref}\\)`),
     );
 
-    const ro = await startMcp({
-      user: "curator",
-      repo,
-      era,
-      flags: ["--read-only", "--download-dir", downloads],
-    });
-    const none = await startMcp({ user: "curator", repo, era, flags: [] });
-    try {
-      const roNames = (await ro.client.listTools()).tools.map((t) => t.name);
-      expect(roNames).toEqual(expect.arrayContaining(["export", "job_status"]));
-      expect((await none.client.listTools()).tools.map((t) => t.name)).not.toContain("export");
-    } finally {
-      await ro.close();
-      await none.close();
-    }
+    const roNames = (await ro.client.listTools()).tools.map((t) => t.name);
+    expect(roNames).toEqual(expect.arrayContaining(["export", "job_status"]));
+    expect((await none.client.listTools()).tools.map((t) => t.name)).not.toContain("export");
   });
 });

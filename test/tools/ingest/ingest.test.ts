@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yazl from "yazl";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { ERAS, type McpHarness, textOf } from "../../helpers/mcp.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Ingested {
   job: string;
@@ -53,26 +54,13 @@ async function finish(mcp: McpHarness, job: string): Promise<Status> {
 describe.each(ERAS)("ingest (%s)", (era) => {
   const root = mkdtempSync(join(tmpdir(), "pmcp-ingest-root-"));
   const outside = mkdtempSync(join(tmpdir(), "pmcp-ingest-outside-"));
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let reader: McpHarness;
   const bytesA = Buffer.from("Minute book, page 1\n".repeat(100));
   const bytesB = Buffer.alloc(300_000, 7);
-
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "curator", repo, era, flags: ["--toolsets", "all", "--ingest-roots", root] });
+  const reader = useMcp({ user: "reader", repo, era, flags: ["--toolsets", "all", "--ingest-roots", root] });
+  const noRoots = useMcp({ user: "curator", repo, era, flags: ["--toolsets", "all"] });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({
-      user: "curator",
-      repo,
-      era,
-      flags: ["--toolsets", "all", "--ingest-roots", root],
-    });
-    reader = await startMcp({
-      user: "reader",
-      repo,
-      era,
-      flags: ["--toolsets", "all", "--ingest-roots", root],
-    });
     mkdirSync(join(root, "scans", "sub"), { recursive: true });
     writeFileSync(join(root, "scans", "page-1.txt"), bytesA);
     writeFileSync(join(root, "scans", "sub", "plan.bin"), bytesB);
@@ -89,10 +77,7 @@ describe.each(ERAS)("ingest (%s)", (era) => {
     zip.end();
     await done;
   });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-    await repo.close();
+  afterAll(() => {
     rmSync(root, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
   });
@@ -234,11 +219,6 @@ describe.each(ERAS)("ingest (%s)", (era) => {
     const names = (await reader.client.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain("ingest");
     expect(names).toContain("job_status");
-    const noRoots = await startMcp({ user: "curator", repo, era, flags: ["--toolsets", "all"] });
-    try {
-      expect((await noRoots.client.listTools()).tools.map((t) => t.name)).not.toContain("ingest");
-    } finally {
-      await noRoots.close();
-    }
+    expect((await noRoots.client.listTools()).tools.map((t) => t.name)).not.toContain("ingest");
   });
 });

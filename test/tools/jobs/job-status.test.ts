@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yazl from "yazl";
-import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { authed, login } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Status {
   job: string;
@@ -25,20 +25,14 @@ interface Status {
 
 describe.each(ERAS)("job_status (%s)", (era) => {
   const work = mkdtempSync(join(tmpdir(), "pmcp-jobs-"));
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   let http: ReturnType<typeof authed>;
-
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", repo, era, flags: ["--toolsets", "all"] });
+  const reader = useMcp({ user: "reader", repo, era, flags: ["--read-only"] });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", repo, era, flags: ["--toolsets", "all"] });
     http = authed(repo.url, (await login(repo.url, "manager")).token);
   });
-  afterAll(async () => {
-    await mcp.close();
-    await repo.close();
-    rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("follows a move started by plain HTTP to its end, naming the moved asset", async () => {
     const from = insertEntity(repo.svc.db, { type: "SO", title: `From ${era}`, securityTag: "open" });
@@ -138,11 +132,6 @@ describe.each(ERAS)("job_status (%s)", (era) => {
   });
 
   it("is listed for a reader and in read-only mode", async () => {
-    const reader = await startMcp({ user: "reader", repo, era, flags: ["--read-only"] });
-    try {
-      expect((await reader.client.listTools()).tools.map((t) => t.name)).toContain("job_status");
-    } finally {
-      await reader.close();
-    }
+    expect((await reader.client.listTools()).tools.map((t) => t.name)).toContain("job_status");
   });
 });

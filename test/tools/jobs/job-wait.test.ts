@@ -2,11 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
 import type { Progress } from "../../../src/api/actions.js";
 import { secondsLeft } from "../../../src/tools/support/job-wait.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { asset, folder } from "../structure/support.js";
 
 /**
@@ -18,27 +17,20 @@ import { asset, folder } from "../structure/support.js";
 describe.each(ERAS)("a job still running after the wait (%s)", (era) => {
   const work = mkdtempSync(join(tmpdir(), "pmcp-job-wait-"));
   const auditPath = join(work, "audit.jsonl");
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-
+  const repo = useRepository({ seed: "none" });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
     // The service's runner stops taking work, so every job it accepts stays ACTIVE: the one way to make a
     // move outlast the wait without slowing the test. A 3 s tool deadline makes the wait 1 s.
     await repo.svc.actions.close();
-    mcp = await startMcp({
-      user: "manager",
-      repo,
-      era,
-      flags: ["--toolsets", "all"],
-      env: { PRESERVATION_TOOL_TIMEOUT_SECS: "3", PRESERVATION_AUDIT_LOG: auditPath },
-    });
   });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-    rmSync(work, { recursive: true, force: true });
+  const mcp = useMcp({
+    user: "manager",
+    repo,
+    era,
+    flags: ["--toolsets", "all"],
+    env: { PRESERVATION_TOOL_TIMEOUT_SECS: "3", PRESERVATION_AUDIT_LOG: auditPath },
   });
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("answers the job handle, says it is still running and how to follow it; the audit says started", async () => {
     const a = folder(repo, "Boxes");

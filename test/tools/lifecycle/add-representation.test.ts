@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { afterAll, describe, expect, it } from "vitest";
 import { insertEntity } from "../../../repository/store/entities/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Files {
   files?: {
@@ -17,24 +17,11 @@ interface Files {
 }
 
 describe.each(ERAS)("add_representation (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let root: string;
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), "lifecycle-rep-"));
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({
-      user: "curator",
-      flags: ["--toolsets", "all", "--ingest-roots", root],
-      repo,
-      era,
-    });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  const root = mkdtempSync(join(tmpdir(), "lifecycle-rep-"));
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all", "--ingest-roots", root], repo, era });
+  const plain = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
+  afterAll(() => rm(root, { recursive: true, force: true }));
 
   it("streams a local file into a new access representation", async () => {
     const asset = insertEntity(repo.svc.db, { type: "IO", title: "Harbour plan", securityTag: "open" });
@@ -81,13 +68,8 @@ describe.each(ERAS)("add_representation (%s)", (era) => {
   });
 
   it("is not listed when no ingest folders are configured", async () => {
-    const plain = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
-    try {
-      const names = (await plain.client.listTools()).tools.map((t) => t.name);
-      expect(names).not.toContain("add_representation");
-      expect(names).not.toContain("replace_content");
-    } finally {
-      await plain.close();
-    }
+    const names = (await plain.client.listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain("add_representation");
+    expect(names).not.toContain("replace_content");
   });
 });

@@ -1,36 +1,22 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtempSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { afterAll, describe, expect, it } from "vitest";
 import { insertEntity } from "../../../repository/store/entities/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { settle } from "./support.js";
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
 describe.each(ERAS)("replace_content (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
-  let root: string;
-  beforeAll(async () => {
-    root = await mkdtemp(join(tmpdir(), "lifecycle-replace-"));
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({
-      user: "curator",
-      flags: ["--toolsets", "all", "--ingest-roots", root],
-      repo,
-      era,
-    });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-    await rm(root, { recursive: true, force: true });
-  });
+  const root = mkdtempSync(join(tmpdir(), "lifecycle-replace-"));
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all", "--ingest-roots", root], repo, era });
+  afterAll(() => rm(root, { recursive: true, force: true }));
 
   /** An asset with one content object holding `bytes` (added through add_representation). */
   async function contentObject(name: string, bytes: Buffer): Promise<{ co: string; asset: string }> {

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERAS, type McpHarness, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { asset, auditIdIn, tempAuditLog } from "../metadata/support.js";
 
 /**
@@ -26,22 +25,15 @@ type Listed = {
 };
 
 describe.each(ERAS)("audit_log (%s)", (era) => {
-  let repo: RunningRepository;
-  let curator: McpHarness;
-  let manager: McpHarness;
-  let noTrail: McpHarness;
   const file = tempAuditLog();
   const refs: string[] = [];
   let renameId: string;
-
+  const repo = useRepository({ seed: "none" });
+  const flags = ["--toolsets", "all", "--audit-log", file];
+  const curator = useMcp({ user: "curator", flags, era, repo });
+  const manager = useMcp({ user: "manager", flags, era, repo });
+  const noTrail = useMcp({ user: "curator", flags: ["--toolsets", "all"], era, repo });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
-    const flags = ["--toolsets", "all", "--audit-log", file];
-    [curator, manager, noTrail] = await Promise.all([
-      startMcp({ user: "curator", flags, era, repo }),
-      startMcp({ user: "manager", flags, era, repo }),
-      startMcp({ user: "curator", flags: ["--toolsets", "all"], era, repo }),
-    ]);
     for (const [i, who] of [curator, curator, manager].entries()) {
       const item = asset(repo, `Ledger ${i}`);
       refs.push(item.ref);
@@ -52,10 +44,6 @@ describe.each(ERAS)("audit_log (%s)", (era) => {
     // A refusal is recorded too: the service refuses a curator's re-tagging (an asset's re-tagging has no
     // plan, so its refusal names no target).
     await curator.raw("set_security_tag", { ref: refs[0], tag: "closed" });
-  });
-  afterAll(async () => {
-    for (const h of [curator, manager, noTrail]) await h?.close();
-    await repo?.close();
   });
 
   it("is offered only where a trail outlives the process (an audit file or a shared store)", async () => {

@@ -1,29 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed.js";
-import type { RunningRepository } from "../../../repository/server.js";
 import { OperationsApi } from "../../../src/api/operations.js";
 import { Session } from "../../../src/session/session.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { ERAS, startMcp, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
-import { DEMO_USERS, startTestRepository } from "../../helpers/repository.js";
+import { DEMO_USERS } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 const FLAGS = ["--toolsets", "all"];
 
 describe.each(ERAS)("control_workflow (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   let session: Session;
   let ops: OperationsApi;
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: FLAGS, repo, era });
     session = new Session({ url: repo.url, ...DEMO_USERS.manager, keepAlive: false });
     ops = new OperationsApi(session.http);
   });
   afterAll(async () => {
     await session?.close();
-    await mcp?.close();
-    await repo?.close();
   });
 
   /**

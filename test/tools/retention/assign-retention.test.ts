@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { insertEntity } from "../../../repository/store/entities/write.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { assignedPolicies, createPolicy, newAsset, newFolder } from "./fixtures.js";
 
 describe.each(ERAS)("assign_retention (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   let seven: string;
   let locked: string;
-
+  const repo = useRepository({ seed: "none" });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
     seven = await createPolicy(repo, {
       name: "Seven years",
       period: 7,
@@ -20,12 +16,9 @@ describe.each(ERAS)("assign_retention (%s)", (era) => {
       startDateField: "xip.created",
     });
     locked = await createPolicy(repo, { name: "Locked", assignable: false });
-    mcp = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
   });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
+  const reader = useMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
 
   it("assigns by name: the assignment really appears, with its dates in the answer", async () => {
     const asset = newAsset(repo, "Minute book", "2021-06-01T00:00:00.000Z");
@@ -116,14 +109,9 @@ describe.each(ERAS)("assign_retention (%s)", (era) => {
   });
 
   it("is not listed for a reader, who still sees the read-only retention tools", async () => {
-    const reader = await startMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
-    try {
-      const names = (await reader.client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(["list_retention_policies", "get_retention"]));
-      expect(names).not.toContain("assign_retention");
-      expect(names).not.toContain("remove_retention");
-    } finally {
-      await reader.close();
-    }
+    const names = (await reader.client.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["list_retention_policies", "get_retention"]));
+    expect(names).not.toContain("assign_retention");
+    expect(names).not.toContain("remove_retention");
   });
 });

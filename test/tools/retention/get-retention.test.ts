@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { createPolicy, newAsset, newFolder } from "./fixtures.js";
 
 interface Answer {
@@ -20,13 +19,10 @@ interface Answer {
 }
 
 describe.each(ERAS)("get_retention (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   let seven: string;
   let short: string;
-
+  const repo = useRepository({ seed: "none" });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
     seven = await createPolicy(repo, {
       name: "Seven years",
       period: 7,
@@ -39,12 +35,8 @@ describe.each(ERAS)("get_retention (%s)", (era) => {
       unit: "DAYS",
       startDateField: "xip.created",
     });
-    mcp = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
   });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
 
   it("shows an asset's assignments with policy names, start and expiry dates, expired or not", async () => {
     const asset = newAsset(repo, "Ledger 1901", "2020-01-15T09:00:00.000Z");

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { createPolicy } from "./fixtures.js";
 
 interface Answer {
@@ -18,29 +17,21 @@ interface Answer {
 }
 
 describe("list_retention_policies on an empty repository", () => {
+  const mcp = useMcp({ seed: "none", user: "reader", flags: ["--toolsets", "all"] });
+
   it("says there are none", async () => {
-    const repo = await startTestRepository({ seed: "none" });
-    const mcp = await startMcp({ user: "reader", flags: ["--toolsets", "all"], repo });
-    try {
-      const res = await mcp.raw("list_retention_policies", {});
-      expect(res.isError).toBeFalsy();
-      expect(res.structuredContent).toEqual({ policies: [], total: 0 });
-      expect(textOf(res)).toMatch(/No retention policies/);
-    } finally {
-      await mcp.close();
-      await repo.close();
-    }
+    const res = await mcp.raw("list_retention_policies", {});
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toEqual({ policies: [], total: 0 });
+    expect(textOf(res)).toMatch(/No retention policies/);
   });
 });
 
 describe.each(ERAS)("list_retention_policies (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   let seven: string;
   let forever: string;
-
+  const repo = useRepository({ seed: "none" });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
     seven = await createPolicy(repo, {
       name: "Financial records",
       period: 7,
@@ -50,12 +41,8 @@ describe.each(ERAS)("list_retention_policies (%s)", (era) => {
     });
     forever = await createPolicy(repo, { name: "Permanent", assignable: false });
     // A reader may list policies: the tool is read-only and open to every role.
-    mcp = await startMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
   });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const mcp = useMcp({ user: "reader", flags: ["--toolsets", "all"], repo, era });
 
   it("lists every policy with period, expiry action and assignability, in text too", async () => {
     const res = await mcp.raw("list_retention_policies", {});

@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
-import { startTestRepository } from "../../helpers/repository.js";
+import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { assignedPolicies, assignmentsOnWire, createPolicy, newAsset } from "./fixtures.js";
 
 describe.each(ERAS)("remove_retention (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
   let seven: string;
   let other: string;
-
+  const repo = useRepository({ seed: "none" });
   beforeAll(async () => {
-    repo = await startTestRepository({ seed: "none" });
     seven = await createPolicy(repo, {
       name: "Seven years",
       period: 7,
@@ -20,12 +16,8 @@ describe.each(ERAS)("remove_retention (%s)", (era) => {
       startDateField: "xip.created",
     });
     other = await createPolicy(repo, { name: "Other" });
-    mcp = await startMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
   });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
-  });
+  const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
 
   it("previews without changing anything, then removes exactly that assignment once confirmed", async () => {
     const asset = newAsset(repo, "Rate book", "2022-03-01T00:00:00.000Z");
