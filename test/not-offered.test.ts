@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../repository/server.js";
-import { ERAS, type McpHarness, startMcp, textOf } from "./helpers/mcp.js";
-import { startTestRepository } from "./helpers/repository.js";
+import { describe, expect, it } from "vitest";
+import { ERAS, textOf } from "./helpers/mcp.js";
+import { useMcp, useRepository } from "./helpers/use-mcp.js";
 
 /**
  * A restricted session is told why (src/server/not-offered.ts, src/tools/support/access.ts): calling a tool it is
@@ -10,22 +9,10 @@ import { startTestRepository } from "./helpers/repository.js";
  */
 
 describe.each(ERAS)("a tool this session is not offered (%s)", (era) => {
-  let repo: RunningRepository;
-  let reader: McpHarness;
-  let readOnly: McpHarness;
-  let curator: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    reader = await startMcp({ user: "reader", era, repo });
-    readOnly = await startMcp({ user: "manager", era, repo, flags: ["--read-only"] });
-    curator = await startMcp({ user: "curator", era, repo });
-  });
-  afterAll(async () => {
-    await reader?.close();
-    await readOnly?.close();
-    await curator?.close();
-    await repo?.close();
-  });
+  const repo = useRepository({ seed: "demo" });
+  const reader = useMcp({ user: "reader", era, repo });
+  const readOnly = useMcp({ user: "manager", era, repo, flags: ["--read-only"] });
+  const curator = useMcp({ user: "curator", era, repo });
 
   it("tells a reader which role update_entity needs and who they are, and changes nothing", async () => {
     const listed = (await reader.client.listTools()).tools.map((t) => t.name);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../repository/server.js";
-import { ERAS, type McpHarness, startMcp } from "./helpers/mcp.js";
-import { startTestRepository } from "./helpers/repository.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERAS } from "./helpers/mcp.js";
+import { useMcp, useRepository } from "./helpers/use-mcp.js";
 
 /**
  * MCP logging: a client that shows a log hears what tool calls ran into (a failure with its reason, a write
@@ -10,8 +9,8 @@ import { startTestRepository } from "./helpers/repository.js";
  */
 
 describe.each(ERAS)("log messages to the client (%s)", (era) => {
-  let repo: RunningRepository;
-  let mcp: McpHarness;
+  const repo = useRepository({ seed: "demo" });
+  const mcp = useMcp({ user: "manager", flags: ["--toolsets", "all"], era, repo });
   const messages: { level: string; data: Record<string, unknown> }[] = [];
   const modern = era === "2026-07-28";
   let level = "info";
@@ -28,16 +27,10 @@ describe.each(ERAS)("log messages to the client (%s)", (era) => {
     });
   }
 
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    mcp = await startMcp({ user: "manager", flags: ["--toolsets", "all"], era, repo });
+  beforeAll(() => {
     mcp.client.setNotificationHandler("notifications/message", (n) => {
       messages.push({ level: n.params.level, data: n.params.data as Record<string, unknown> });
     });
-  });
-  afterAll(async () => {
-    await mcp?.close();
-    await repo?.close();
   });
 
   it("declares the logging capability", () => {

@@ -1,8 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningRepository } from "../../repository/server.js";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   type AuditEntry,
   AuditLog,
@@ -10,8 +9,9 @@ import {
   digestArgs,
   findAuditEntry,
 } from "../../src/guards/audit.js";
-import { type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
-import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
+import { textOf } from "../helpers/mcp.js";
+import { DEMO_USERS } from "../helpers/repository.js";
+import { useMcp, useRepository } from "../helpers/use-mcp.js";
 
 /**
  * The audit log: every write and every refused write, one JSON line each, with the user, the tool, the
@@ -32,24 +32,12 @@ function entries(file: string): AuditEntry[] {
 }
 
 describe("audit log", () => {
-  let repo: RunningRepository;
-  let dir: string;
-  let file: string;
-  let curator: McpHarness;
-  let reader: McpHarness;
-  beforeAll(async () => {
-    repo = await startTestRepository({ seed: "demo" });
-    dir = mkdtempSync(join(tmpdir(), "audit-"));
-    file = join(dir, "nested", "audit.jsonl");
-    curator = await startMcp({ user: "curator", repo, flags: ["--audit-log", file] });
-    reader = await startMcp({ user: "reader", repo, flags: ["--audit-log", file] });
-  });
-  afterAll(async () => {
-    await curator?.close();
-    await reader?.close();
-    await repo?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const dir = mkdtempSync(join(tmpdir(), "audit-"));
+  const file = join(dir, "nested", "audit.jsonl");
+  const repo = useRepository({ seed: "demo" });
+  const curator = useMcp({ user: "curator", repo, flags: ["--audit-log", file] });
+  const reader = useMcp({ user: "reader", repo, flags: ["--audit-log", file] });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("appends a write with user, tool, target title, argument digest and outcome", async () => {
     const args = { title: "Audit trail folder", securityTag: "open" };

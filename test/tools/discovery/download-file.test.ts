@@ -1,15 +1,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   addBitstream,
   addGeneration,
   addRepresentation,
   insertEntity,
 } from "../../../repository/store/entities/write.js";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { startMcp, textOf } from "../../helpers/mcp.js";
 import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { DEMO, seedFile } from "./demo-facts.js";
 
 interface Saved {
@@ -20,14 +21,8 @@ interface Saved {
 
 describe("download_file", () => {
   const folder = mkdtempSync(join(tmpdir(), "pmcp-downloads-"));
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "curator", flags: ["--download-dir", folder] });
-  });
-  afterAll(async () => {
-    await mcp.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const mcp = useMcp({ user: "curator", flags: ["--download-dir", folder] });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it("saves a binary file byte-exact, verified against every recorded fixity, with progress", async () => {
     const seed = seedFile("photoNorthQuay1890");

@@ -8,8 +8,9 @@ import {
 } from "../../../repository/store/entities/write.js";
 import { bitstreamUri } from "../../../src/resources/uris.js";
 import { type BlockingProxy, startProxiedMcp } from "../../helpers/blocking-proxy.js";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { type McpHarness, textOf } from "../../helpers/mcp.js";
 import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { tenPagePdf } from "../../repository/search/pdf-fixture.js";
 import { DEMO, entity, nodeOf, seedFile } from "./demo-facts.js";
 
@@ -45,14 +46,12 @@ const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex");
 const CSV = Buffer.from("name,parish\nAnn Pilbeam,Saint Clement\n");
 
 describe("get_file", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
   let fixture: { asset: string; co: string };
   /** An asset of a PNG, a CSV, a ten-page PDF and a broken PDF, in that order (one content object each). */
   let mixed: string;
   beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
     const { db, content } = mcp.repo.svc;
     const asset = insertEntity(db, {
       type: "IO",
@@ -141,11 +140,6 @@ describe("get_file", () => {
     addRepresentation(db, m.ref, "Preservation", "Preservation", cos);
     mixed = m.ref;
   });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
-  });
-
   it("returns a small text file's text, byte-exact against the seed, with its facts", async () => {
     const seed = seedFile("harbourMasterJournal1852");
     const res = await mcp.raw("get_file", { ref: DEMO.refs.textAsset });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type McpHarness, textOf } from "../../helpers/mcp.js";
 import { stableText } from "../../helpers/snapshot.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { DEMO, entity } from "./demo-facts.js";
 
 interface Row {
@@ -51,17 +52,11 @@ async function everyEvent(
 const TYPES = ["Ingest", "Characterise", "Modified", "IntegrityCheck"];
 
 describe("list_events", () => {
-  let mcp: McpHarness;
-  let reader: McpHarness;
+  const mcp = useMcp({ user: "manager" });
+  const reader = useMcp({ user: "reader", repo: mcp.repo });
   let all: Row[];
   beforeAll(async () => {
-    mcp = await startMcp({ user: "manager" });
-    reader = await startMcp({ user: "reader", repo: mcp.repo });
     all = (await everyEvent(mcp, { limit: 100 })).rows;
-  });
-  afterAll(async () => {
-    await reader.close();
-    await mcp.close();
   });
 
   it("lists every event of the repository newest first, paging to the end with stable totals", async () => {

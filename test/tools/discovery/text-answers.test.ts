@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHarness, startMcp, textOf } from "../../helpers/mcp.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { textOf } from "../../helpers/mcp.js";
+import { useMcp } from "../../helpers/use-mcp.js";
 import { DEMO, seedFile } from "./demo-facts.js";
 import { missingFacts } from "./text-facts.js";
 
@@ -17,14 +18,8 @@ const HANDLES = ["uri", "hasMore", "properties.puid"];
 
 describe("the text of every discovery answer carries the facts of its structured content", () => {
   const folder = mkdtempSync(join(tmpdir(), "pmcp-text-facts-"));
-  let mcp: McpHarness;
-  beforeAll(async () => {
-    mcp = await startMcp({ user: "manager", flags: ["--download-dir", folder] });
-  });
-  afterAll(async () => {
-    await mcp.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  const mcp = useMcp({ user: "manager", flags: ["--download-dir", folder] });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   async function check(tool: string, args: Record<string, unknown>, ignore: string[] = []) {
     const res = await mcp.raw(tool, args);
