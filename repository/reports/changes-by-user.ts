@@ -6,8 +6,8 @@ import {
   type ReportStep,
   WINDOW_PARAMETERS,
 } from "./definitions.js";
-import { windowEvents } from "./events-window.js";
-import { readable, tagsParam } from "./scope.js";
+import { foldWindowEvents } from "./events-window.js";
+import { readable } from "./scope.js";
 
 /**
  * Changes by user: who changed what in a date window, per user, event type and command (the event
@@ -62,29 +62,17 @@ export const changesByUser: Report = {
     ],
   },
   *run(input: ReportInput): Generator<ReportStep> {
-    const { db } = input;
-    const tags = tagsParam(input.readableTags);
-    const grouped = db.prepare(GROUPED);
-    const groups = new Map<string, Group>();
-    let done = 0;
-    let total = 0;
-    for (const batch of windowEvents(db, input.parameters)) {
-      total = batch.total;
-      for (const g of grouped.all({ ids: JSON.stringify(batch.ids), tags }) as Group[]) {
-        const key = `${g.username}\u0000${g.eventType}\u0000${g.commandType}`;
-        const sum = groups.get(key);
-        if (!sum) groups.set(key, { ...g });
-        else {
-          sum.events += g.events;
-          sum.actions += g.actions;
-          sum.last = g.last > sum.last ? g.last : sum.last;
-          sum.first = g.first < sum.first ? g.first : sum.first;
-        }
-      }
-      done += batch.ids.length;
-      yield { done, total };
-    }
-    const rows: ReportRow[] = [...groups.values()]
+    const { sums, done, total } = yield* foldWindowEvents<Group>(input, {
+      sql: GROUPED,
+      keyOf: (g) => `${g.username}\u0000${g.eventType}\u0000${g.commandType}`,
+      add: (sum, g) => {
+        sum.events += g.events;
+        sum.actions += g.actions;
+        sum.last = g.last > sum.last ? g.last : sum.last;
+        sum.first = g.first < sum.first ? g.first : sum.first;
+      },
+    });
+    const rows: ReportRow[] = sums
       .sort(
         (a, b) =>
           byText(a.username, b.username) ||

@@ -1,5 +1,6 @@
 import type { Db } from "../store/db.js";
-import type { ReportParameters } from "./definitions.js";
+import type { ReportInput, ReportParameters, ReportStep } from "./definitions.js";
+import { tagsParam } from "./scope.js";
 
 /**
  * The events of a date window, a batch at a time in date order (keyset on date and id, so each batch
@@ -48,4 +49,45 @@ export function* windowEvents(
     afterDate = last.date;
     afterId = last.id;
   }
+}
+
+/** What a report folds over its window's events: the query per batch and how its rows add up. */
+export interface WindowFold<G> {
+  /** Rows for one batch, from `@ids` (a JSON array of event ids) and `@tags` (the caller's readable tags). */
+  sql: string;
+  /** Only events of this type (e.g. "Ingest"); null = every type. */
+  eventType?: string | null;
+  /** Rows of different batches with the same key are one row of the report. */
+  keyOf(row: G): string;
+  /** Adds a later batch's row into the sum so far. */
+  add(sum: G, row: G): void;
+}
+
+/**
+ * Runs `fold.sql` over the window's events a batch at a time, adding up rows of the same key across
+ * batches, and yields progress after each batch. Returns the summed rows (in first-seen order) and the
+ * final progress, for the report's last step.
+ */
+export function* foldWindowEvents<G extends object>(
+  input: ReportInput,
+  fold: WindowFold<G>,
+): Generator<ReportStep, { sums: G[]; done: number; total: number }> {
+  const { db } = input;
+  const tags = tagsParam(input.readableTags);
+  const query = db.prepare(fold.sql);
+  const sums = new Map<string, G>();
+  let done = 0;
+  let total = 0;
+  for (const batch of windowEvents(db, input.parameters, fold.eventType ?? null)) {
+    total = batch.total;
+    for (const row of query.all({ ids: JSON.stringify(batch.ids), tags }) as G[]) {
+      const key = fold.keyOf(row);
+      const sum = sums.get(key);
+      if (!sum) sums.set(key, { ...row });
+      else fold.add(sum, row);
+    }
+    done += batch.ids.length;
+    yield { done, total };
+  }
+  return { sums: [...sums.values()], done, total };
 }

@@ -5,8 +5,8 @@ import {
   type ReportStep,
   WINDOW_PARAMETERS,
 } from "./definitions.js";
-import { windowEvents } from "./events-window.js";
-import { readable, tagsParam } from "./scope.js";
+import { foldWindowEvents } from "./events-window.js";
+import { readable } from "./scope.js";
 
 /**
  * Ingest history: day by day (UTC), the ingests in a date window and what they created: folders, assets,
@@ -54,29 +54,19 @@ export const ingestHistory: Report = {
     ],
   },
   *run(input: ReportInput): Generator<ReportStep> {
-    const { db } = input;
-    const tags = tagsParam(input.readableTags);
-    const created = db.prepare(CREATED);
-    const days = new Map<string, DayFigures>();
-    let done = 0;
-    let total = 0;
-    for (const batch of windowEvents(db, input.parameters, "Ingest")) {
-      total = batch.total;
-      for (const d of created.all({ ids: JSON.stringify(batch.ids), tags }) as DayFigures[]) {
-        const sum = days.get(d.day);
-        if (!sum) days.set(d.day, { ...d });
-        else {
-          sum.ingests += d.ingests;
-          sum.folders += d.folders;
-          sum.assets += d.assets;
-          sum.contentObjects += d.contentObjects;
-          sum.bytes += d.bytes;
-        }
-      }
-      done += batch.ids.length;
-      yield { done, total };
-    }
-    const rows: ReportRow[] = [...days.values()]
+    const { sums, done, total } = yield* foldWindowEvents<DayFigures>(input, {
+      sql: CREATED,
+      eventType: "Ingest",
+      keyOf: (d) => d.day,
+      add: (sum, d) => {
+        sum.ingests += d.ingests;
+        sum.folders += d.folders;
+        sum.assets += d.assets;
+        sum.contentObjects += d.contentObjects;
+        sum.bytes += d.bytes;
+      },
+    });
+    const rows: ReportRow[] = sums
       .sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
       .map((d) => ({ ...d }));
     yield { rows, done, total };
