@@ -1,6 +1,6 @@
 import type { Db } from "../db.js";
 import { prepared } from "../statements.js";
-import type { XmlKind } from "./built-ins.js";
+import type { BuiltInXml, XmlKind } from "./built-ins.js";
 
 /**
  * Reads of the system configuration (migration 10): named settings, system properties, and the XML
@@ -130,17 +130,7 @@ export function systemProperty(db: Db, name: string): SystemProperty | undefined
 }
 
 /** A schema, document or transform of the Admin API (content read separately: it can be large). */
-export interface AdminXml {
-  apiId: string;
-  kind: XmlKind;
-  name: string;
-  description: string | null;
-  originalName: string | null;
-  documentType: string | null;
-  schemaUri: string | null;
-  fromUri: string | null;
-  toUri: string | null;
-  purpose: string | null;
+export interface AdminXml extends Omit<BuiltInXml, "content"> {
   builtIn: boolean;
   created: string;
   createdBy: string;
