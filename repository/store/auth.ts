@@ -52,7 +52,11 @@ export interface User {
   lastLogin: string | null;
 }
 
-function toUser(r: UserRow): User {
+/** A user's account as every reader shows it (not its password hash, nor its 2FA secret). */
+export type UserAccount = Omit<User, "totpSecret">;
+
+/** The account columns of a `users` row, read by the sign-in and by the Admin API alike. */
+export function accountOf(r: Omit<UserRow, "password_hash" | "totp_secret">): UserAccount {
   return {
     username: r.username,
     fullName: r.full_name,
@@ -62,10 +66,13 @@ function toUser(r: UserRow): User {
     temporary: r.temporary === 1,
     expires: r.expires,
     needsChallenge: r.needs_challenge === 1,
-    totpSecret: r.totp_secret,
     enabled: r.enabled === 1,
     lastLogin: r.last_login,
   };
+}
+
+function toUser(r: UserRow): User {
+  return { ...accountOf(r), totpSecret: r.totp_secret };
 }
 
 /** scrypt with a per-user salt: stored as `scrypt$<salt hex>$<hash hex>`. */

@@ -1,4 +1,4 @@
-import { Role } from "../auth.js";
+import { accountOf, Role, type UserRow as StoredUserRow, type UserAccount } from "../auth.js";
 import type { Db } from "../db.js";
 import { prepared } from "../statements.js";
 import { usageOf } from "../storage/read.js";
@@ -9,51 +9,17 @@ import { usageOf } from "../storage/read.js";
  */
 
 /** A user as the Admin API shows one: never the password hash or the 2FA secret. */
-export interface AdminUser {
-  username: string;
-  fullName: string;
-  email: string;
-  tenant: string;
-  roles: string[];
-  enabled: boolean;
-  temporary: boolean;
-  expires: string | null;
-  needsChallenge: boolean;
+export interface AdminUser extends UserAccount {
   twoFactor: boolean;
-  lastLogin: string | null;
 }
 
-interface UserRow {
-  username: string;
-  full_name: string;
-  email: string;
-  tenant: string;
-  roles: string;
-  enabled: number;
-  temporary: number;
-  expires: string | null;
-  needs_challenge: number;
-  two_factor: number;
-  last_login: string | null;
-}
+type UserRow = Omit<StoredUserRow, "password_hash" | "totp_secret"> & { two_factor: number };
 
 const USER_COLUMNS = `username, full_name, email, tenant, roles, enabled, temporary, expires, needs_challenge,
   totp_secret IS NOT NULL AS two_factor, last_login`;
 
 function toAdminUser(r: UserRow): AdminUser {
-  return {
-    username: r.username,
-    fullName: r.full_name,
-    email: r.email,
-    tenant: r.tenant,
-    roles: JSON.parse(r.roles) as string[],
-    enabled: r.enabled === 1,
-    temporary: r.temporary === 1,
-    expires: r.expires,
-    needsChallenge: r.needs_challenge === 1,
-    twoFactor: r.two_factor === 1,
-    lastLogin: r.last_login,
-  };
+  return { ...accountOf(r), twoFactor: r.two_factor === 1 };
 }
 
 /** Every user, by name; `temporary` narrows to temporary (true) or permanent (false) accounts. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { ALL_PERMISSIONS, grant, Role } from "../auth.js";
+import { ALL_PERMISSIONS, grant, Role, type UserAccount } from "../auth.js";
 import type { Db } from "../db.js";
 import { prepared } from "../statements.js";
 
@@ -14,15 +14,7 @@ import { prepared } from "../statements.js";
  */
 export const NO_PASSWORD = "none$";
 
-export interface NewUser {
-  username: string;
-  fullName: string;
-  email: string;
-  tenant: string;
-  roles: string[];
-  temporary: boolean;
-  expires: string | null;
-  needsChallenge: boolean;
+export interface NewUser extends Omit<UserAccount, "enabled" | "lastLogin"> {
   passwordHash: string;
 }
 
