@@ -23,3 +23,28 @@ export function prepared(db: Db, sql: string): Statement {
   }
   return stmt;
 }
+
+/** One page of a list, and how many the whole list holds. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/**
+ * One page of a list and the total, from a page query and its count twin (`SELECT count(*) AS n …`).
+ * Both take the same named parameters (the page query also `@start` and `@max`), so the total counts
+ * exactly what is paged.
+ */
+export function pageOf<T>(
+  db: Db,
+  page: string,
+  count: string,
+  params: Record<string, unknown>,
+  start: number,
+  max: number,
+): Page<T> {
+  return {
+    items: prepared(db, page).all({ ...params, start, max }) as T[],
+    total: (prepared(db, count).get(params) as { n: number }).n,
+  };
+}

@@ -1,4 +1,5 @@
 import type { Db } from "../db.js";
+import { type Page, pageOf } from "../statements.js";
 
 /** Reads of long-running actions (progress tokens) and of what each did, entity by entity. */
 
@@ -74,11 +75,25 @@ export function actionsPage(
     status: filter.status ?? null,
     username: filter.username ?? null,
   };
-  const items = db
-    .prepare(`SELECT * FROM actions WHERE ${FILTER} ORDER BY seq DESC LIMIT @max OFFSET @start`)
-    .all({ ...params, start, max }) as ActionRow[];
-  const { n } = db.prepare(`SELECT count(*) AS n FROM actions WHERE ${FILTER}`).get(params) as { n: number };
-  return { items, total: n };
+  return actionsWhere(db, FILTER, params, start, max);
+}
+
+/** Actions matching `where` (a condition on named parameters), newest first; with the total that matches. */
+export function actionsWhere(
+  db: Db,
+  where: string,
+  params: Record<string, unknown>,
+  start: number,
+  max: number,
+): Page<ActionRow> {
+  return pageOf(
+    db,
+    `SELECT * FROM actions WHERE ${where} ORDER BY seq DESC LIMIT @max OFFSET @start`,
+    `SELECT count(*) AS n FROM actions WHERE ${where}`,
+    params,
+    start,
+    max,
+  );
 }
 
 /** What an action did, in order; failed items first when `failedFirst`. */

@@ -1,5 +1,5 @@
 import type { Db } from "../db.js";
-import { prepared } from "../statements.js";
+import { pageOf, prepared } from "../statements.js";
 
 /** Reads of the config events: newest first, filtered, paged; and the values that occur for filtering. */
 
@@ -38,14 +38,15 @@ export function configEventsPage(
   };
   const where = `(@category IS NULL OR category = @category) AND (@commandType IS NULL OR command_type = @commandType)
     AND (@username IS NULL OR username = @username) AND (@from IS NULL OR at >= @from) AND (@to IS NULL OR at <= @to)`;
-  const total = (
-    prepared(db, `SELECT count(*) AS n FROM config_events WHERE ${where}`).get(params) as { n: number }
-  ).n;
-  const events = prepared(
+  const { items: events, total } = pageOf<ConfigEventRow>(
     db,
     `SELECT ref, at, username, category, command_type, subject, summary, details FROM config_events
      WHERE ${where} ORDER BY at DESC, id DESC LIMIT @max OFFSET @start`,
-  ).all({ ...params, max, start }) as ConfigEventRow[];
+    `SELECT count(*) AS n FROM config_events WHERE ${where}`,
+    params,
+    start,
+    max,
+  );
   return { events, total };
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from "../db.js";
-import { prepared } from "../statements.js";
+import { type Page, pageOf, prepared } from "../statements.js";
 import type {
   BitstreamRecord,
   EntityRecord,
@@ -14,7 +14,6 @@ import type {
   IdentifierRecord,
   LinkRecord,
   LinkRow,
-  Page,
   RepresentationRecord,
   RepresentationSummary,
 } from "./types.js";
@@ -128,24 +127,6 @@ const SQL = {
         ORDER BY e.id LIMIT @max OFFSET @start`,
   byIdentifierCount: `SELECT count(*) AS n FROM entities e WHERE ${BY_IDENTIFIER_FILTER}`,
 };
-
-/**
- * One page of a list and the total, from a page statement and its count twin. Both take the same named
- * parameters (the page statement also `@start` and `@max`), so the total counts exactly what is paged.
- */
-function pageOf<T>(
-  db: Db,
-  page: string,
-  total: string,
-  params: Record<string, unknown>,
-  start: number,
-  max: number,
-): Page<T> {
-  return {
-    items: prepared(db, page).all({ ...params, start, max }) as T[],
-    total: (prepared(db, total).get(params) as { n: number }).n,
-  };
-}
 
 /** The caller's readable tags in the form the statements take. */
 export function tagsParam(tags: readonly string[]): string {

@@ -127,10 +127,7 @@ export interface EventActionRecord {
   workflow_instance_id: string | null;
 }
 
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
+export type { Page } from "../statements.js";
 
 export interface LinkRow {
   api_id: string;

@@ -1,5 +1,6 @@
 import type { Db } from "../db.js";
 import type { EntityType } from "../entities/types.js";
+import { pageOf } from "../statements.js";
 
 /**
  * Reads of the recycle bin. A deleted entity keeps its row with `deleted = 1`, the deletion action
@@ -134,14 +135,15 @@ export function binPage(
   start: number,
   max: number,
 ): { items: BinItem[]; total: number } {
-  const items = db
-    .prepare(
-      `SELECT e.ref, e.type, e.title, e.security_tag, e.parent_ref, e.deletion_id, e.deleted_at,
+  return pageOf(
+    db,
+    `SELECT e.ref, e.type, e.title, e.security_tag, e.parent_ref, e.deletion_id, e.deleted_at,
               a.username AS deleted_by,
               (SELECT count(*) FROM entities d WHERE d.deletion_id = e.deletion_id) AS entities
          ${BIN_ROOTS} ORDER BY e.deleted_at DESC, e.id LIMIT @max OFFSET @start`,
-    )
-    .all({ tags, start, max }) as BinItem[];
-  const { n } = db.prepare(`SELECT count(*) AS n ${BIN_ROOTS}`).get({ tags }) as { n: number };
-  return { items, total: n };
+    `SELECT count(*) AS n ${BIN_ROOTS}`,
+    { tags },
+    start,
+    max,
+  );
 }

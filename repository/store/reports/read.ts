@@ -1,4 +1,4 @@
-import type { ActionRow } from "../actions/read.js";
+import { type ActionRow, actionsWhere } from "../actions/read.js";
 import type { Db } from "../db.js";
 
 /**
@@ -29,9 +29,5 @@ export function reportRunsPage(
     username: filter.username ?? null,
     report: filter.report ?? null,
   };
-  const items = db
-    .prepare(`SELECT * FROM actions WHERE ${WHERE} ORDER BY seq DESC LIMIT @max OFFSET @start`)
-    .all({ ...params, start, max }) as ActionRow[];
-  const { n } = db.prepare(`SELECT count(*) AS n FROM actions WHERE ${WHERE}`).get(params) as { n: number };
-  return { items, total: n };
+  return actionsWhere(db, WHERE, params, start, max);
 }

@@ -1,4 +1,5 @@
 import type { Db } from "../db.js";
+import { pageOf } from "../statements.js";
 
 /** Reads of retention policies and assignments (the writes are in write.ts). */
 
@@ -233,13 +234,12 @@ export function retentionEventsPage(
   start: number,
   max: number,
 ): { items: RetentionEventRow[]; total: number } {
-  const items = db
-    .prepare(
-      `SELECT r.* FROM retention_events r WHERE ${EVENT_FILTER} ORDER BY r.date, r.id LIMIT @max OFFSET @start`,
-    )
-    .all({ ...filter, max, start }) as RetentionEventRow[];
-  const { n } = db
-    .prepare(`SELECT count(*) AS n FROM retention_events r WHERE ${EVENT_FILTER}`)
-    .get(filter) as { n: number };
-  return { items, total: n };
+  return pageOf(
+    db,
+    `SELECT r.* FROM retention_events r WHERE ${EVENT_FILTER} ORDER BY r.date, r.id LIMIT @max OFFSET @start`,
+    `SELECT count(*) AS n FROM retention_events r WHERE ${EVENT_FILTER}`,
+    { ...filter },
+    start,
+    max,
+  );
 }
