@@ -1,4 +1,5 @@
 import { open, rename, rm } from "node:fs/promises";
+import { writeChunksToFile } from "../store/chunks-to-file.js";
 
 /**
  * Writes an uploaded package to disk as it arrives, never holding it in memory: to `<path>.part`,
@@ -21,21 +22,11 @@ export async function receivePackage(
 ): Promise<number> {
   const part = `${path}.part`;
   const reader = body.getReader();
-  let size = 0;
   try {
-    const file = await open(part, "wx");
-    try {
-      for (let r = await reader.read(); !r.done; r = await reader.read()) {
-        const chunk = r.value;
-        size += chunk.byteLength;
-        if (size > maxBytes) throw new PackageTooLarge(maxBytes);
-        for (let off = 0; off < chunk.byteLength; ) {
-          off += (await file.write(chunk, off, chunk.byteLength - off)).bytesWritten;
-        }
-      }
-    } finally {
-      await file.close();
-    }
+    const size = await writeChunksToFile(() => reader.read() as Promise<IteratorResult<Uint8Array>>, part, {
+      maxBytes,
+      tooLarge: () => new PackageTooLarge(maxBytes),
+    });
     await rename(part, path);
     return size;
   } catch (err) {

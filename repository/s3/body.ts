@@ -1,6 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
-import { open, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { crc32 } from "node:zlib";
+import { writeChunksToFile } from "../store/chunks-to-file.js";
 import type { ExpectedDigests } from "./digests.js";
 import { S3Error } from "./errors.js";
 
@@ -46,24 +47,16 @@ export async function receiveBody(
   let crc = 0;
 
   const reader = body.getReader();
-  let size = 0;
   try {
-    const file = await open(path, "wx");
-    try {
-      for (let r = await reader.read(); !r.done; r = await reader.read()) {
-        const chunk = r.value;
-        size += chunk.byteLength;
-        if (size > maxBytes) throw new BodyTooLarge(maxBytes);
+    const size = await writeChunksToFile(() => reader.read() as Promise<IteratorResult<Uint8Array>>, path, {
+      maxBytes,
+      tooLarge: () => new BodyTooLarge(maxBytes),
+      onChunk: (chunk) => {
         md5.update(chunk);
         for (const [, h] of extra) h.update(chunk);
         if (expected.crc32) crc = crc32(chunk, crc);
-        for (let off = 0; off < chunk.byteLength; ) {
-          off += (await file.write(chunk, off, chunk.byteLength - off)).bytesWritten;
-        }
-      }
-    } finally {
-      await file.close();
-    }
+      },
+    });
     const digest = md5.digest();
     if (expected.md5 && !expected.md5.equals(digest)) {
       throw new S3Error(

@@ -9,9 +9,9 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { writeChunksToFile } from "./chunks-to-file.js";
 
 export interface StoredBlob {
   sha256: string;
@@ -131,22 +131,14 @@ export class ContentStore {
       SHA512: createHash("sha512"),
     };
     const chunks = chunkReader(source);
-    let size = 0;
     try {
-      const file = await open(tmp, "wx");
-      try {
-        for (let r = await chunks.next(); !r.done; r = await chunks.next()) {
-          const chunk = r.value;
-          size += chunk.byteLength;
-          if (opts.maxBytes !== undefined && size > opts.maxBytes) throw new BlobTooLargeError(opts.maxBytes);
+      const size = await writeChunksToFile(chunks.next, tmp, {
+        maxBytes: opts.maxBytes,
+        tooLarge: () => new BlobTooLargeError(opts.maxBytes as number),
+        onChunk: (chunk) => {
           for (const h of Object.values(hashes)) h.update(chunk);
-          for (let off = 0; off < chunk.byteLength; ) {
-            off += (await file.write(chunk, off, chunk.byteLength - off)).bytesWritten;
-          }
-        }
-      } finally {
-        await file.close();
-      }
+        },
+      });
       const fixity = {
         MD5: hashes.MD5.digest("hex"),
         SHA1: hashes.SHA1.digest("hex"),
