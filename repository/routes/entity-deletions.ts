@@ -255,15 +255,8 @@ async function recover(c: EntityContext): Promise<Response> {
   requireDeleteOn(c, deletionTags(db, deletions), "a recovery");
   const blocker = recoveryBlocker(db, deletions);
   if (blocker) throw conflict(blocker);
-  const root = deletionRoots(db, deletions)[0];
   const params: RecoveryParams = { deletions };
-  const a = startAction(c, {
-    kind: recoveryAction.kind,
-    entityRef: root?.ref ?? null,
-    entityType: root?.type ?? null,
-    params,
-  });
-  return progressReply(c, a.id);
+  return startBinAction(c, recoveryAction.kind, params);
 }
 
 async function finallyDelete(c: EntityContext): Promise<Response> {
@@ -290,14 +283,24 @@ async function finallyDelete(c: EntityContext): Promise<Response> {
     [...byTag].map(([tag, ref]) => ({ tag, ref })),
     "a final deletion",
   );
-  const root = deletionRoots(db, deletions)[0];
   const params: FinalDeletionParams = { deletions };
+  return startBinAction(c, finalDeletionAction.kind, params, targets.length);
+}
+
+/** Starts a recovery or final deletion of whole deletions; listed under the top entity of the first. */
+function startBinAction(
+  c: EntityContext,
+  kind: string,
+  params: { deletions: string[] },
+  total?: number,
+): Response {
+  const root = deletionRoots(c.get("svc").db, params.deletions)[0];
   const a = startAction(c, {
-    kind: finalDeletionAction.kind,
+    kind,
     entityRef: root?.ref ?? null,
     entityType: root?.type ?? null,
     params,
-    total: targets.length,
+    ...(total === undefined ? {} : { total }),
   });
   return progressReply(c, a.id);
 }
