@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -105,25 +105,30 @@ export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): 
   // rest of a refused body is never read, so the connection closes: a client that sent its next
   // request on it would otherwise lose that request when the adapter gives up draining the body.
   // GET and HEAD skip the check: no route reads their bodies, and the check costs every request.
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) =>
-      c.json(
-        {
-          success: false,
-          message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB; send fewer or shorter parameters`,
-        },
-        413,
-        { Connection: "close" },
-      ),
-  });
+  const tooLarge = (c: Context<AppEnv>) =>
+    c.json(
+      {
+        success: false,
+        message: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB; send fewer or shorter parameters`,
+      },
+      413,
+      { Connection: "close" },
+    );
+  const limitBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
   // Uploads of files (previews, new content, representations) stream to the content store with a cap
   // of their own instead.
-  app.use((c, next) =>
-    c.req.method === "GET" || c.req.method === "HEAD" || isStreamedUpload(c.req.method, c.req.path)
-      ? next()
-      : limitBody(c, next),
-  );
+  app.use(async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD" || isStreamedUpload(c.req.method, c.req.path))
+      return next();
+    // A body of declared length is judged by its Content-Length alone, as bodyLimit itself does, but
+    // without its first step: asking for the body makes the Node adapter build a full web Request with a
+    // body stream, which the routes' own reads (text, JSON) otherwise skip. That build cost every sign-in,
+    // the first request of each MCP server start (start-up time).
+    const length = c.req.header("content-length");
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined)
+      return Number.parseInt(length, 10) > MAX_BODY_BYTES ? tooLarge(c) : await next();
+    return limitBody(c, next);
+  });
 
   for (const m of MOUNTS) {
     const sub = m.app(svc);
