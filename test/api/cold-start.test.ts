@@ -97,4 +97,18 @@ await r.close();`;
     expect(again.some((u) => u.endsWith("/repository/server.js"))).toBe(true);
     expect(again.filter((u) => /\/repository\/seed\/(demo|demo-tree|synthetic)\.js$/.test(u))).toEqual([]);
   }, 60_000);
+
+  it("loads the SQLite binding without a diagnostic report (~15 ms of each start)", () => {
+    // libsql's platform check asks process.report.getReport() whether the C library is glibc; a report
+    // that throws proves the answer came from elsewhere, and the binding still opens a database.
+    const libsql = fileURLToPath(new URL("../../dist/repository/store/sqlite/libsql.js", import.meta.url));
+    const main = `process.report.getReport = () => { throw new Error("asked for a diagnostic report"); };
+const { loadLibsql } = await import(${JSON.stringify(libsql)});
+const Database = loadLibsql();
+process.stdout.write(String(new Database(":memory:").prepare("SELECT 6 * 7 AS n").get().n));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", main], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    expect(out.toString()).toBe("42");
+  });
 });

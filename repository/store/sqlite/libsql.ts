@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { makeTransaction, normalizeParams } from "./common.js";
 import type { Database, OpenOptions, Row, RunResult, Statement, Transaction } from "./types.js";
@@ -20,7 +21,38 @@ type LibsqlConstructor = new (path: string, options?: { readonly?: boolean }) =>
 
 /** Loaded on first use, so a platform without its prebuilt binary fails only if this binding is chosen. */
 export function loadLibsql(): LibsqlConstructor {
-  return createRequire(import.meta.url)("libsql") as LibsqlConstructor;
+  const require = createRequire(import.meta.url);
+  const family = process.platform === "linux" && process.report ? libcFamily() : undefined;
+  if (!family) return require("libsql") as LibsqlConstructor;
+  // libsql chooses its Linux binary (glibc or musl) through @neon-rs/load, which asks for a whole diagnostic
+  // report (process.report.getReport(): stacks, heap, handles, shared objects; ~15 ms, half of loading the
+  // binding at each start of the embedded service) only to see whether its header names a glibc version.
+  // While libsql loads, that question gets the answer the report would give, from the libc's own files.
+  const report = process.report;
+  const getReport = report.getReport;
+  report.getReport = () =>
+    ({ header: family === "glibc" ? { glibcVersionRuntime: "present" } : {} }) as object;
+  try {
+    return require("libsql") as LibsqlConstructor;
+  } finally {
+    report.getReport = getReport;
+  }
+}
+
+/**
+ * The C library of this Linux machine, as detect-libc (which libsql consults too) reads it from `ldd`, a
+ * script shipped by each libc; undefined when that does not tell, and libsql then asks the report itself.
+ */
+function libcFamily(): "glibc" | "musl" | undefined {
+  let ldd: string;
+  try {
+    ldd = readFileSync("/usr/bin/ldd", "utf8");
+  } catch {
+    return undefined;
+  }
+  if (ldd.includes("musl")) return "musl";
+  if (ldd.includes("GNU C Library")) return "glibc";
+  return undefined;
 }
 
 /**
