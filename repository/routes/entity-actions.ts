@@ -4,7 +4,15 @@ import { hasRole, MANAGERS } from "../http/roles.js";
 import { ACTION_KINDS, actionKind } from "../jobs/kinds.js";
 import { ACTION_STATUSES, actionItemsPage, actionsPage, getAction } from "../store/actions/read.js";
 import { actionDocument, actionsDocument, progressDocument } from "../xml/action-docs.js";
-import { type EntityContext, type EntityEnv, listMeta, paging, refInPath, xml } from "./entity-common.js";
+import {
+  type EntityContext,
+  type EntityEnv,
+  listMeta,
+  pagedXml,
+  paging,
+  refInPath,
+  xml,
+} from "./entity-common.js";
 
 /**
  * Progress of long-running actions, and the action listings with detail (what, who, when, counts,
@@ -35,11 +43,10 @@ export function registerEntityActionRoutes(api: Hono<EntityEnv>): void {
       });
     }
     mayView(c, a.username);
-    const { start, max } = paging(c);
-    const page = actionItemsPage(c.get("svc").db, a.id, start, max);
-    return xml(
+    return pagedXml(
       c,
-      actionDocument(c.get("render"), a, kind.path, page.items, listMeta(c, start, max, page.total)),
+      (start, max) => actionItemsPage(c.get("svc").db, a.id, start, max),
+      (items, meta) => actionDocument(c.get("render"), a, kind.path, items, meta),
     );
   });
 }

@@ -9,7 +9,7 @@ import { requestText } from "../http/request-text.js";
 import { parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
 import { findEntity, tagsParam } from "../store/entities/read.js";
-import type { EntityRecord, EntityType } from "../store/entities/types.js";
+import type { EntityRecord, EntityType, Page } from "../store/entities/types.js";
 import { EventType, recordChange } from "../store/events/write.js";
 import { ENTITY_PATH, type ListMeta, type RenderContext } from "../xml/common.js";
 import { type ApiVersion, resolveRequestedVersion } from "../xml/versions.js";
@@ -135,6 +135,20 @@ export function listMeta(c: EntityContext, start: number, max: number, total: nu
   if (start > 0 && max > 0) meta.previous = at(Math.max(0, start - max));
   if (max > 0 && start + max < total) meta.next = at(start + max);
   return meta;
+}
+
+/**
+ * A paged list as the Entity API answers it: start and max from the query, the page `read` returns,
+ * and the document `render` writes with the paging facts (total, self, next, previous).
+ */
+export function pagedXml<T>(
+  c: EntityContext,
+  read: (start: number, max: number) => Page<T>,
+  render: (items: T[], meta: ListMeta) => string,
+): Response {
+  const { start, max } = paging(c);
+  const page = read(start, max);
+  return xml(c, render(page.items, listMeta(c, start, max, page.total)));
 }
 
 export function xml(c: EntityContext, body: string): Response {

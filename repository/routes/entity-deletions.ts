@@ -34,15 +34,13 @@ import {
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
-  listMeta,
-  paging,
+  pagedXml,
   progressReply,
   readableEntity,
   readableTags,
   refInPath,
   requirePermission,
   requireUuid,
-  xml,
   xmlRequest,
 } from "./entity-common.js";
 
@@ -63,9 +61,11 @@ export function registerEntityDeletionRoutes(api: Hono<EntityEnv>): void {
   api.post("/actions/final-deletions", finallyDelete);
   api.post("/actions/final-deletions/", finallyDelete);
   api.get("/recycle-bin", (c) => {
-    const { start, max } = paging(c);
-    const page = binPage(c.get("svc").db, readableTags(c), start, max);
-    return xml(c, recycleBinDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    return pagedXml(
+      c,
+      (start, max) => binPage(c.get("svc").db, readableTags(c), start, max),
+      (items, meta) => recycleBinDocument(c.get("render"), items, meta),
+    );
   });
 }
 

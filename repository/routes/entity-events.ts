@@ -15,6 +15,7 @@ import {
   type EntityEnv,
   isoParam,
   listMeta,
+  pagedXml,
   paging,
   readableEntity,
   readableTags,
@@ -30,9 +31,11 @@ export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
   for (const [type, path] of ENTITY_TYPE_PATHS) {
     api.get(`/${path}/:ref/event-actions`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
-      const { start, max } = paging(c);
-      const page = entityActionsPage(c.get("svc").db, e.ref, start, max);
-      return xml(c, eventActionsDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+      return pagedXml(
+        c,
+        (start, max) => entityActionsPage(c.get("svc").db, e.ref, start, max),
+        (items, meta) => eventActionsDocument(c.get("render"), items, meta),
+      );
     });
   }
 
@@ -55,17 +58,21 @@ export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
     const event = findEvent(db, ref);
     if (!event)
       throw new HTTPException(404, { message: `Event ${ref} not found; list events at /api/entity/events` });
-    const { start, max } = paging(c);
-    const page = eventActionsPage(db, event.id, readableTags(c), start, max);
-    return xml(c, eventActionsDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    return pagedXml(
+      c,
+      (start, max) => eventActionsPage(db, event.id, readableTags(c), start, max),
+      (items, meta) => eventActionsDocument(c.get("render"), items, meta),
+    );
   });
 
   api.get("/entities/updated-since", (c) => {
     const since = isoParam(c, "date", true) as string;
     const until = isoParam(c, "endDate", false);
-    const { start, max } = paging(c);
-    const page = updatedSincePage(c.get("svc").db, since, until, readableTags(c), start, max);
-    return xml(c, entitiesDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    return pagedXml(
+      c,
+      (start, max) => updatedSincePage(c.get("svc").db, since, until, readableTags(c), start, max),
+      (items, meta) => entitiesDocument(c.get("render"), items, meta),
+    );
   });
 
   api.get("/entities/by-identifier", (c) => {
@@ -77,8 +84,10 @@ export function registerEntityEventRoutes(api: Hono<EntityEnv>): void {
       });
     }
     const type = c.req.query("type") || null;
-    const { start, max } = paging(c);
-    const page = byIdentifierPage(c.get("svc").db, type, value, readableTags(c), start, max);
-    return xml(c, entitiesDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    return pagedXml(
+      c,
+      (start, max) => byIdentifierPage(c.get("svc").db, type, value, readableTags(c), start, max),
+      (items, meta) => entitiesDocument(c.get("render"), items, meta),
+    );
   });
 }

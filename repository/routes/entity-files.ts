@@ -28,6 +28,7 @@ import {
   type EntityContext,
   type EntityEnv,
   listMeta,
+  pagedXml,
   paging,
   readableEntity,
   readableTags,
@@ -43,11 +44,10 @@ import {
 export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
   api.get("/information-objects/:ref/representations", (c) => {
     const io = readableEntity(c, c.req.param("ref"), "IO");
-    const { start, max } = paging(c);
-    const page = representationsPage(c.get("svc").db, io.ref, start, max);
-    return xml(
+    return pagedXml(
       c,
-      representationsDocument(c.get("render"), io.ref, page.items, listMeta(c, start, max, page.total)),
+      (start, max) => representationsPage(c.get("svc").db, io.ref, start, max),
+      (items, meta) => representationsDocument(c.get("render"), io.ref, items, meta),
     );
   });
 
@@ -80,11 +80,10 @@ export function registerEntityFileRoutes(api: Hono<EntityEnv>): void {
 
   api.get("/content-objects/:ref/generations", (c) => {
     const co = readableEntity(c, c.req.param("ref"), "CO");
-    const { start, max } = paging(c);
-    const page = generationsPage(c.get("svc").db, co.ref, start, max);
-    return xml(
+    return pagedXml(
       c,
-      generationsDocument(c.get("render"), co.ref, page.items, listMeta(c, start, max, page.total)),
+      (start, max) => generationsPage(c.get("svc").db, co.ref, start, max),
+      (items, meta) => generationsDocument(c.get("render"), co.ref, items, meta),
     );
   });
 

@@ -24,8 +24,7 @@ import { registerEntityActionRoutes } from "./entity-actions.js";
 import {
   ENTITY_TYPE_PATHS,
   type EntityEnv,
-  listMeta,
-  paging,
+  pagedXml,
   readableEntity,
   readableTags,
   refInPath,
@@ -77,16 +76,20 @@ export function entityRoutes(newest: string): Hono<AppEnv> {
 
 function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
   api.get("/root/children", (c) => {
-    const { start, max } = paging(c);
-    const page = childrenPage(c.get("svc").db, null, readableTags(c), start, max);
-    return xml(c, childrenDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    return pagedXml(
+      c,
+      (start, max) => childrenPage(c.get("svc").db, null, readableTags(c), start, max),
+      (items, meta) => childrenDocument(c.get("render"), items, meta),
+    );
   });
 
   api.get("/structural-objects/:ref/children", (c) => {
     const folder = readableEntity(c, c.req.param("ref"), "SO");
-    const { start, max } = paging(c);
-    const page = childrenPage(c.get("svc").db, folder.ref, readableTags(c), start, max);
-    return xml(c, childrenDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+    return pagedXml(
+      c,
+      (start, max) => childrenPage(c.get("svc").db, folder.ref, readableTags(c), start, max),
+      (items, meta) => childrenDocument(c.get("render"), items, meta),
+    );
   });
 
   for (const [type, path] of ENTITY_TYPE_PATHS) {
@@ -97,11 +100,10 @@ function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
 
     api.get(`/${path}/:ref/metadata`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
-      const { start, max } = paging(c);
-      const page = fragmentsPage(c.get("svc").db, e.ref, start, max);
-      return xml(
+      return pagedXml(
         c,
-        fragmentListDocument(c.get("render"), e, page.items, listMeta(c, start, max, page.total)),
+        (start, max) => fragmentsPage(c.get("svc").db, e.ref, start, max),
+        (items, meta) => fragmentListDocument(c.get("render"), e, items, meta),
       );
     });
 
@@ -119,16 +121,20 @@ function registerEntityReadRoutes(api: Hono<EntityEnv>): void {
 
     api.get(`/${path}/:ref/identifiers`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
-      const { start, max } = paging(c);
-      const page = identifiersPage(c.get("svc").db, e.ref, start, max);
-      return xml(c, identifiersDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+      return pagedXml(
+        c,
+        (start, max) => identifiersPage(c.get("svc").db, e.ref, start, max),
+        (items, meta) => identifiersDocument(c.get("render"), items, meta),
+      );
     });
 
     api.get(`/${path}/:ref/links`, (c) => {
       const e = readableEntity(c, c.req.param("ref"), type);
-      const { start, max } = paging(c);
-      const page = linksPage(c.get("svc").db, e.ref, readableTags(c), start, max);
-      return xml(c, linksDocument(c.get("render"), page.items, listMeta(c, start, max, page.total)));
+      return pagedXml(
+        c,
+        (start, max) => linksPage(c.get("svc").db, e.ref, readableTags(c), start, max),
+        (items, meta) => linksDocument(c.get("render"), items, meta),
+      );
     });
   }
 }
