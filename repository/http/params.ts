@@ -73,27 +73,40 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-async function jsonParams(c: Context): Promise<[string, string][]> {
-  const text = await c.req.text();
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new HTTPException(400, {
-      message: `The JSON request body nests deeper than ${MAX_JSON_DEPTH} levels; send an object of parameters such as {"q":"maps","max":10}`,
-    });
-  }
+/** What a refused JSON body is told, per way it can fail: each route words its own example. */
+export interface JsonObjectWording {
+  tooDeep: string;
+  notJson: string | ((err: Error) => string);
+  notObject: string;
+}
+
+/**
+ * A JSON request body as an object; a 400 saying what to send when it nests deeper than
+ * MAX_JSON_DEPTH (checked before parsing: a deeply nested value would overflow the stack when shown or
+ * stored), is not JSON, or is not an object.
+ */
+export function jsonObjectOf(text: string, say: JsonObjectWording): Record<string, unknown> {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new HTTPException(400, { message: say.tooDeep });
   let body: unknown;
   try {
     body = JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, {
-      message:
-        'The request body is not valid JSON; send an object of parameters such as {"q":"maps","max":10}, or the parameters form-encoded',
-    });
+  } catch (err) {
+    const message = typeof say.notJson === "string" ? say.notJson : say.notJson(err as Error);
+    throw new HTTPException(400, { message });
   }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HTTPException(400, {
-      message: 'A JSON request body must be an object of parameters, such as {"q":"maps","max":10}',
-    });
+    throw new HTTPException(400, { message: say.notObject });
   }
+  return body as Record<string, unknown>;
+}
+
+async function jsonParams(c: Context): Promise<[string, string][]> {
+  const body = jsonObjectOf(await c.req.text(), {
+    tooDeep: `The JSON request body nests deeper than ${MAX_JSON_DEPTH} levels; send an object of parameters such as {"q":"maps","max":10}`,
+    notJson:
+      'The request body is not valid JSON; send an object of parameters such as {"q":"maps","max":10}, or the parameters form-encoded',
+    notObject: 'A JSON request body must be an object of parameters, such as {"q":"maps","max":10}',
+  });
   const pairs: [string, string][] = [];
   for (const [name, value] of Object.entries(body)) {
     for (const v of [value].flat()) {

@@ -1,5 +1,5 @@
 import { HTTPException } from "hono/http-exception";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
+import { jsonObjectOf, MAX_JSON_DEPTH } from "../http/params.js";
 
 /**
  * Metadata groups and forms as the JSON metadata API takes them. Real clients send every number and
@@ -96,23 +96,14 @@ export function elementNameOf(schemaUri: string): string {
 /** A JSON request body as an object; 400 with an example otherwise. */
 export function parseJsonObject(text: string, what: "group" | "form"): Record<string, unknown> {
   const example = what === "group" ? GROUP_EXAMPLE : FORM_EXAMPLE;
-  // Checked before parsing: a deeply nested value would overflow the stack when shown or stored.
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw bad(
-      `The request body nests deeper than ${MAX_JSON_DEPTH} levels; send a ${what} such as ${example}`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch (err) {
-    const reason = text.trim() === "" ? "the body is empty" : (err as Error).message;
-    throw bad(`The request body is not valid JSON (${reason}); send a ${what} such as ${example}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw bad(`The request body must be a JSON object; send a ${what} such as ${example}`);
-  }
-  return value as Record<string, unknown>;
+  return jsonObjectOf(text.replace(/^\uFEFF/, ""), {
+    tooDeep: `The request body nests deeper than ${MAX_JSON_DEPTH} levels; send a ${what} such as ${example}`,
+    notJson: (err) => {
+      const reason = text.trim() === "" ? "the body is empty" : err.message;
+      return `The request body is not valid JSON (${reason}); send a ${what} such as ${example}`;
+    },
+    notObject: `The request body must be a JSON object; send a ${what} such as ${example}`,
+  });
 }
 
 /** Sent text as a message shows it: at most 100 characters (junk may be megabytes long). */

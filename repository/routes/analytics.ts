@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../context.js";
 import { requireToken } from "../http/auth-middleware.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
+import { isUuid, jsonObjectOf } from "../http/params.js";
 import { MANAGERS, requireRole } from "../http/roles.js";
 import { ANALYTICS_KIND, type GenerationParams, POLICY_IMPACT } from "../jobs/analytics.js";
 import { startAction } from "../jobs/start.js";
@@ -104,19 +104,11 @@ function knownDataset(raw: string | undefined): typeof POLICY_IMPACT {
 async function generationParameters(c: Ctx): Promise<{ draftId?: string }> {
   const text = (await c.req.text()).trim();
   if (text === "") return {};
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new HTTPException(400, { message: `The JSON request body nests too deeply; send ${EXAMPLE}` });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, { message: `The request body is not valid JSON; send ${EXAMPLE}` });
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HTTPException(400, { message: `The request body must be a JSON object: ${EXAMPLE}` });
-  }
-  const { draftId, ...rest } = body as Record<string, unknown>;
+  const { draftId, ...rest } = jsonObjectOf(text, {
+    tooDeep: `The JSON request body nests too deeply; send ${EXAMPLE}`,
+    notJson: `The request body is not valid JSON; send ${EXAMPLE}`,
+    notObject: `The request body must be a JSON object: ${EXAMPLE}`,
+  });
   const unknown = Object.keys(rest);
   if (unknown.length > 0) {
     throw new HTTPException(400, {

@@ -4,7 +4,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type AppEnv, nowIso } from "../context.js";
 import { requireToken } from "../http/auth-middleware.js";
-import { flag, isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
+import { flag, isUuid, jsonObjectOf, MAX_JSON_DEPTH } from "../http/params.js";
 import { checkRole, MANAGERS } from "../http/roles.js";
 import { Permission } from "../store/auth.js";
 import {
@@ -145,22 +145,11 @@ function visibleRecord(c: Ctx, raw: string): AuthorityRecordRow {
 }
 
 async function jsonObject(c: Ctx, example: string): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new HTTPException(400, {
-      message: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; send ${example}`,
-    });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, { message: `The request body is not valid JSON; send ${example}` });
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HTTPException(400, { message: `The request body must be a JSON object such as ${example}` });
-  }
-  return body as Record<string, unknown>;
+  return jsonObjectOf(await c.req.text(), {
+    tooDeep: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; send ${example}`,
+    notJson: `The request body is not valid JSON; send ${example}`,
+    notObject: `The request body must be a JSON object such as ${example}`,
+  });
 }
 
 function optionalText(

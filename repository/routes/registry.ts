@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type AppEnv, nowIso } from "../context.js";
 import { basicOrTokenUser } from "../http/basic-or-token.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
+import { isUuid, jsonObjectOf, MAX_JSON_DEPTH } from "../http/params.js";
 import { Role, type User } from "../store/auth.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
 import { PUID, REGISTRY_KINDS, type RegistryKind, registryKind } from "../store/registry/kinds.js";
@@ -172,22 +172,11 @@ function registryAdmin(c: Ctx): Writer {
 async function jsonDocument(c: Ctx, kind: RegistryKind): Promise<Record<string, unknown>> {
   const text = await c.req.text();
   const example = exampleOf(kind);
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new HTTPException(400, {
-      message: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; send a ${kind.label} document such as ${example}`,
-    });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, {
-      message: `The request body is not valid JSON; send a ${kind.label} document such as ${example}`,
-    });
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HTTPException(400, { message: `A ${kind.label} must be a JSON object, such as ${example}` });
-  }
+  const body = jsonObjectOf(text, {
+    tooDeep: `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels; send a ${kind.label} document such as ${example}`,
+    notJson: `The request body is not valid JSON; send a ${kind.label} document such as ${example}`,
+    notObject: `A ${kind.label} must be a JSON object, such as ${example}`,
+  });
   return body as Record<string, unknown>;
 }
 

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type AppEnv, nowIso } from "../context.js";
 import { requireToken } from "../http/auth-middleware.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
+import { isUuid, jsonObjectOf, MAX_JSON_DEPTH } from "../http/params.js";
 import { checkRole, MANAGERS, requireRole } from "../http/roles.js";
 import {
   CONFIG_EXAMPLE,
@@ -221,21 +221,11 @@ async function jsonBody(c: Ctx, example: string): Promise<Record<string, unknown
   const text = await c.req.text();
   if (text.trim() === "")
     throw badRequest(`The request body is empty; send a JSON object such as ${example}`);
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw badRequest(
-      `The JSON request body nests deeper than ${MAX_JSON_DEPTH} levels; send an object such as ${example}`,
-    );
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw badRequest(`The request body is not valid JSON; send an object such as ${example}`);
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw badRequest(`The request body must be a JSON object, such as ${example}`);
-  }
-  return body as Record<string, unknown>;
+  return jsonObjectOf(text, {
+    tooDeep: `The JSON request body nests deeper than ${MAX_JSON_DEPTH} levels; send an object such as ${example}`,
+    notJson: `The request body is not valid JSON; send an object such as ${example}`,
+    notObject: `The request body must be a JSON object, such as ${example}`,
+  });
 }
 
 /** A migration profile or rule id from the path: the characters ids may hold, at most 100 of them. */

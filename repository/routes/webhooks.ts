@@ -3,7 +3,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { type AppEnv, nowIso } from "../context.js";
 import { requireToken } from "../http/auth-middleware.js";
-import { isUuid, MAX_JSON_DEPTH, nestsDeeperThan } from "../http/params.js";
+import { isUuid, jsonObjectOf } from "../http/params.js";
 import { requestText } from "../http/request-text.js";
 import { checkRole, MANAGERS } from "../http/roles.js";
 import { recordConfigEvent } from "../store/config-events/write.js";
@@ -213,19 +213,11 @@ async function jsonObject(c: Ctx): Promise<Record<string, unknown>> {
       message: `The request body is longer than ${MAX_BODY_CHARS} characters; send ${EXAMPLE}`,
     });
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new HTTPException(400, { message: `The JSON body nests too deep; send ${EXAMPLE}` });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new HTTPException(400, { message: `The request body is not valid JSON; send ${EXAMPLE}` });
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new HTTPException(400, { message: `The request body must be a JSON object such as ${EXAMPLE}` });
-  }
-  return body as Record<string, unknown>;
+  return jsonObjectOf(text, {
+    tooDeep: `The JSON body nests too deep; send ${EXAMPLE}`,
+    notJson: `The request body is not valid JSON; send ${EXAMPLE}`,
+    notObject: `The request body must be a JSON object such as ${EXAMPLE}`,
+  });
 }
 
 function textField(body: Record<string, unknown>, field: string, max: number): string {
