@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
@@ -53,5 +54,20 @@ describe.each(ERAS)("configuration_history (%s)", (era) => {
 
   it("is not listed for a curator, and refused if called anyway", async () => {
     await expectHiddenFromCurator(repo, era, "configuration_history");
+  });
+});
+
+describe("configuration_history's answer text", () => {
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("configuration_history", { limit: 2 });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "Authentication: sessions last at most 480 minutes (8 h).
+      15 configuration events, newest first:
+      - 2026-02-12T14:30:00.000Z manager: SETTINGS CREATE migration draft dabe0904-d6fd-4a38-94bf-b37c0cb95e6f — Created migration draft "2026 review: PDF/A and TIFF for all content" (3 profiles, 3 rules)
+      - 2025-09-10T14:30:00.000Z manager: STORAGE CREATE 53700f91-1346-4048-9995-62843f415b8a — Added GLACIER storage adapter "Cold tier (Glacier Deep Archive)" (disabled)
+      Showing 1–2 of 15; for more, call again with offset 2."
+    `);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
@@ -59,5 +60,20 @@ describe.each(ERAS)("format_registry (%s)", (era) => {
 
   it("is not listed for a curator, and refused if called anyway", async () => {
     await expectHiddenFromCurator(repo, era, "format_registry");
+  });
+});
+
+describe("format_registry's answer text", () => {
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("format_registry", { puid: "fmt/18" });
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "fmt/18: Acrobat PDF 1.4 - Portable Document Format (version 1.4); MIME application/pdf; extensions .pdf; families document.
+      Rule sets: Default (identify-known-formats).
+      Live migration profiles: PDF to PDF/A: migrate to fmt/354; Retain as received: retain.
+      26 formats registered; 1 rule set:
+      - Default: 26 rules for x-fmt/111, x-fmt/18, fmt/101, fmt/817, fmt/14, fmt/15, fmt/16, fmt/17, fmt/18, fmt/19, fmt/20, fmt/276, fmt/1129, fmt/11, fmt/41, fmt/42, fmt/43, fmt/44, fmt/353, fmt/3, fmt/4, fmt/6, fmt/141, fmt/142, fmt/143, x-fmt/263 — The registry's built-in rules: every known format is identified on ingest"
+    `);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
@@ -88,5 +89,21 @@ describe.each(ERAS)("migration_policy (%s)", (era) => {
 
   it("is not listed for a curator, and refused if called anyway", async () => {
     await expectHiddenFromCurator(repo, era, "migration_policy");
+  });
+});
+
+describe("migration_policy's answer text", () => {
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("migration_policy", {});
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "Live migration rules (4), first match wins:
+      1. Closed correspondence stays as received — Retain as received (fmt/18 retained, fmt/11 retained, x-fmt/111 retained) on “Closed Correspondence” 2d9e34c8-fd05-432a-b708-8f39cd837b5f (rule id closed-correspondence)
+      2. Photographs — Images to TIFF (fmt/11 → fmt/353) on “Photographs” 93951a69-2b7f-4d19-bccb-04b90e50cb4b (rule id photographs)
+      3. Council minutes — PDF to PDF/A (fmt/18 → fmt/354) on “Council Minutes” f4eb66df-e3d1-4a5d-9040-ba1117ec18b8 (rule id council-minutes)
+      4. Oral history — Audio to Broadcast WAVE (fmt/141 → fmt/2) on “Interview with Margaret Doyle, net maker” 1a60996f-4bd2-4361-b96f-ef2d38f97c83 (rule id oral-history)
+      Drafts: “2026 review: PDF/A and TIFF for all content” dabe0904-d6fd-4a38-94bf-b37c0cb95e6f (DRAFT, 2026-02-12 14:30 by manager)."
+    `);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
+import { stableText } from "../../helpers/snapshot.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "./support.js";
 
@@ -58,5 +59,33 @@ describe.each(ERAS)("users_and_access (%s)", (era) => {
 
   it("is not listed for a curator, and refused if called anyway", async () => {
     await expectHiddenFromCurator(repo, era, "users_and_access");
+  });
+});
+
+describe("users_and_access's answer text", () => {
+  const mcp = useMcp({ user: "manager", flags: FLAGS, repo });
+
+  it("answers in words a person can act on (the whole text, pinned)", async () => {
+    const res = await mcp.raw("users_and_access", {});
+    expect(stableText(textOf(res))).toMatchInlineSnapshot(`
+      "5 users (1 disabled), 1 temporary user, 6 roles, 3 security tags.
+      - curator (Daniel Okafor, daniel.okafor@example.org): SDB_ACCESS_USER, SDB_DATA_MANAGEMENT_USER
+      - former.volunteer (Tom Hale, tom.hale@example.org) DISABLED: SDB_ACCESS_USER, SDB_VOLUNTEER_USER
+      - manager (Margaret Pennington, margaret.pennington@example.org): SDB_ACCESS_USER, SDB_DATA_MANAGEMENT_USER, SDB_MANAGER_USER, SDB_ADMIN_USER, SDB_REGISTRY_ADMIN_USER
+      - reader (Ruth Albright, ruth.albright@example.org): SDB_ACCESS_USER
+      - twofactor (Priya Raman, priya.raman@example.org): SDB_ACCESS_USER
+      - guest (Samuel Fairweather), temporary, expires <time set by this run>: SDB_ACCESS_USER
+      Roles and who holds them:
+      - SDB_ACCESS_USER: curator, former.volunteer, manager, reader, twofactor, guest
+      - SDB_DATA_MANAGEMENT_USER: curator, manager
+      - SDB_MANAGER_USER: manager
+      - SDB_ADMIN_USER: manager
+      - SDB_REGISTRY_ADMIN_USER: manager
+      - SDB_VOLUNTEER_USER: former.volunteer
+      Security tags and what your roles may do on each:
+      - closed: Change Security Tag, Delete, Download, Ingest, Move, Read Metadata, Update Metadata
+      - open: Change Security Tag, Delete, Download, Ingest, Move, Read Metadata, Update Metadata
+      - staff: Change Security Tag, Delete, Download, Ingest, Move, Read Metadata, Update Metadata"
+    `);
   });
 });

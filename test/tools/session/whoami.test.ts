@@ -75,7 +75,7 @@ describe("whoami's answer text", () => {
   it("answers in words a person can act on (the whole text, pinned)", async () => {
     const res = await mcp.raw("whoami");
     expect(stableText(textOf(res))).toMatchInlineSnapshot(`
-      "Daniel Okafor (curator), tenant DEMO, e-mail daniel.okafor@example.org; roles: reader (ROLE_SDB_ACCESS_USER) and curator (ROLE_SDB_DATA_MANAGEMENT_USER); token valid until <time of this run>; session ends <time of this run> (a fresh sign-in then happens by itself); service <repository>
+      "Daniel Okafor (curator), tenant DEMO, e-mail daniel.okafor@example.org; roles: reader (ROLE_SDB_ACCESS_USER) and curator (ROLE_SDB_DATA_MANAGEMENT_USER); token valid until <time set by this run>; session ends <time set by this run> (a fresh sign-in then happens by itself); service <repository>
       What you may do here, by toolset:
       - discovery (Search, browse and read the collection: entities, metadata, files, events; save files where a download folder is configured): yours: search, browse, get_entity, read_metadata, get_file, find_by_identifier, list_events, list_changes; needs a download folder (PRESERVATION_DOWNLOAD_DIR): download_file
       - session (Who am I, and completing sign-in challenges): yours: whoami, complete_sign_in; needs a team server where each person signs in as themselves (PRESERVATION_IDENTITY=person): sign_out
