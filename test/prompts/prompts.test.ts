@@ -25,8 +25,10 @@ function concreteCalls(text: string): { tool: string; args: Record<string, unkno
     .map((m) => ({ tool: m[1] as string, args: JSON.parse(m[2] as string) }));
 }
 
+// Nothing here writes: both eras read one repository.
+const repo = useRepository({ seed: "demo" });
+
 describe.each(ERAS)("prompts (%s)", (era) => {
-  const repo = useRepository({ seed: "demo" });
   const all = useMcp({ repo, era, flags: ["--toolsets", "all"] }); // every toolset on
   const plain = useMcp({ repo, era }); // the default toolsets: retention and operations off, no ingest folders
 

@@ -25,8 +25,10 @@ describe("list_metadata_groups on an empty repository", () => {
   });
 });
 
+// Nothing here writes (a CSV edit only as a dry run): both eras read one repository.
+const repo = useRepository({ seed: "demo" });
+
 describe.each(ERAS)("list_metadata_groups (%s)", (era) => {
-  const repo = useRepository({ seed: "demo" });
   // A curator lists groups: CSV edits are theirs to make.
   const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
 

@@ -11,8 +11,10 @@ interface Listing {
   nextCursor?: string;
 }
 
+// Nothing here writes: both eras read one repository.
+const repo = useRepository({ seed: "demo" });
+
 describe.each(ERAS)("workflows (%s)", (era) => {
-  const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({ user: "manager", flags: FLAGS, repo, era });
   const reader = useMcp({ user: "reader", flags: FLAGS, repo, era });
 
