@@ -8,6 +8,7 @@ import { isUuid } from "../http/params.js";
 import { requestText } from "../http/request-text.js";
 import { parseXmlBody, type XmlNode } from "../http/xml-body.js";
 import { Permission } from "../store/auth.js";
+import type { Db } from "../store/db.js";
 import { findEntity, tagsParam } from "../store/entities/read.js";
 import type { EntityRecord, EntityType, Page } from "../store/entities/types.js";
 import { EventType, recordChange } from "../store/events/write.js";
@@ -211,6 +212,25 @@ export function writableEntity(
  */
 export async function xmlRequest(c: EntityContext, example: string): Promise<XmlNode> {
   return parseXmlBody(await requestText(c.req), example);
+}
+
+/**
+ * One change to an entity and its event, in one transaction: `write` makes the change, `detail` says
+ * what it did (from what `write` returned, when that names something new). Returns what `write` did.
+ */
+export function changeEntity<T>(
+  c: EntityContext,
+  e: { ref: string },
+  commandType: string,
+  write: (db: Db) => T,
+  detail: string | ((result: T) => string),
+): T {
+  const { db } = c.get("svc");
+  return db.transaction(() => {
+    const result = write(db);
+    recordEntityChange(c, e, commandType, typeof detail === "string" ? detail : detail(result));
+    return result;
+  })();
 }
 
 /**

@@ -7,12 +7,12 @@ import type { EntityRecord, EntityType, IdentifierRecord } from "../store/entiti
 import { addIdentifier, deleteIdentifier, updateIdentifier } from "../store/entities/write.js";
 import { identifierDocument } from "../xml/write-docs.js";
 import {
+  changeEntity,
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
   noContent,
   readableEntity,
-  recordEntityChange,
   writableEntity,
   xml,
   xmlRequest,
@@ -61,12 +61,13 @@ export function registerIdentifierWriteRoutes(api: Hono<EntityEnv>): void {
       const root = await xmlRequest(c, example);
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const { type: idType, value } = readIdentifier(root, e, example);
-      const { db } = c.get("svc");
-      const apiId = db.transaction(() => {
-        const id = addIdentifier(db, e.ref, idType, value);
-        recordEntityChange(c, e, "AddIdentifier", `Added identifier ${idType} = ${value} (ApiId ${id})`);
-        return id;
-      })();
+      const apiId = changeEntity(
+        c,
+        e,
+        "AddIdentifier",
+        (db) => addIdentifier(db, e.ref, idType, value),
+        (id) => `Added identifier ${idType} = ${value} (ApiId ${id})`,
+      );
       return reply(c, type, apiId);
     });
 
@@ -81,32 +82,26 @@ export function registerIdentifierWriteRoutes(api: Hono<EntityEnv>): void {
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const old = identifierOf(c, e, c.req.param("apiId"));
       const { type: idType, value } = readIdentifier(root, e, example);
-      const { db } = c.get("svc");
-      db.transaction(() => {
-        updateIdentifier(db, old.api_id, idType, value);
-        recordEntityChange(
-          c,
-          e,
-          "UpdateIdentifier",
-          `Changed identifier ${old.api_id} from ${old.type} = ${old.value} to ${idType} = ${value}`,
-        );
-      })();
+      changeEntity(
+        c,
+        e,
+        "UpdateIdentifier",
+        (db) => updateIdentifier(db, old.api_id, idType, value),
+        `Changed identifier ${old.api_id} from ${old.type} = ${old.value} to ${idType} = ${value}`,
+      );
       return reply(c, type, old.api_id);
     });
 
     api.delete(`/${path}/:ref/identifiers/:apiId`, (c) => {
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const old = identifierOf(c, e, c.req.param("apiId"));
-      const { db } = c.get("svc");
-      db.transaction(() => {
-        deleteIdentifier(db, old.api_id);
-        recordEntityChange(
-          c,
-          e,
-          "DeleteIdentifier",
-          `Removed identifier ${old.type} = ${old.value} (ApiId ${old.api_id})`,
-        );
-      })();
+      changeEntity(
+        c,
+        e,
+        "DeleteIdentifier",
+        (db) => deleteIdentifier(db, old.api_id),
+        `Removed identifier ${old.type} = ${old.value} (ApiId ${old.api_id})`,
+      );
       return noContent(c);
     });
   }

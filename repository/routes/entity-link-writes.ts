@@ -6,12 +6,12 @@ import type { EntityRecord, LinkRow } from "../store/entities/types.js";
 import { addLink, deleteLink } from "../store/entities/write.js";
 import { linkDocument } from "../xml/write-docs.js";
 import {
+  changeEntity,
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
   noContent,
   readableEntity,
-  recordEntityChange,
   requirePermission,
   writableEntity,
   xml,
@@ -87,11 +87,13 @@ export function registerLinkWriteRoutes(api: Hono<EntityEnv>): void {
           message: `Entity ${e.ref} already has a ${linkType} link to ${to.ref} (apiId ${same.api_id}); nothing to add`,
         });
       }
-      const apiId = db.transaction(() => {
-        const id = addLink(db, linkType, e.ref, to.ref);
-        recordEntityChange(c, e, "AddLink", `Linked ${e.ref} to ${to.ref} as ${linkType} (apiId ${id})`);
-        return id;
-      })();
+      const apiId = changeEntity(
+        c,
+        e,
+        "AddLink",
+        (db) => addLink(db, linkType, e.ref, to.ref),
+        (id) => `Linked ${e.ref} to ${to.ref} as ${linkType} (apiId ${id})`,
+      );
       return xml(c, linkDocument(c.get("render"), e, findLink(db, apiId) as LinkRow));
     });
 
@@ -110,16 +112,13 @@ export function registerLinkWriteRoutes(api: Hono<EntityEnv>): void {
     api.delete(`/${path}/:ref/links/:apiId`, (c) => {
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const link = linkOf(c, e, c.req.param("apiId"));
-      const { db } = c.get("svc");
-      db.transaction(() => {
-        deleteLink(db, link.api_id);
-        recordEntityChange(
-          c,
-          e,
-          "DeleteLink",
-          `Removed the ${link.link_type} link from ${link.from_ref} to ${link.to_ref} (apiId ${link.api_id})`,
-        );
-      })();
+      changeEntity(
+        c,
+        e,
+        "DeleteLink",
+        (db) => deleteLink(db, link.api_id),
+        `Removed the ${link.link_type} link from ${link.from_ref} to ${link.to_ref} (apiId ${link.api_id})`,
+      );
       return noContent(c);
     });
   }

@@ -8,11 +8,11 @@ import type { EntityRecord, FragmentRecord } from "../store/entities/types.js";
 import { addFragment, deleteFragment, updateFragment } from "../store/metadata/write.js";
 import { metadataDocument } from "../xml/entity-docs.js";
 import {
+  changeEntity,
   ENTITY_TYPE_PATHS,
   type EntityContext,
   type EntityEnv,
   noContent,
-  recordEntityChange,
   refInPath,
   writableEntity,
   xml,
@@ -86,13 +86,14 @@ export function registerMetadataWriteRoutes(api: Hono<EntityEnv>): void {
       const root = await xmlRequest(c, example);
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const fragment = readContainer(root, e, example);
-      const { db } = c.get("svc");
       const now = nowIso(c);
-      const mref = db.transaction(() => {
-        const m = addFragment(db, e.ref, fragment.schemaUri, fragment.content, { date: now });
-        recordEntityChange(c, e, "AddMetadata", `Added metadata fragment ${m} (${fragment.schemaUri})`);
-        return m;
-      })();
+      const mref = changeEntity(
+        c,
+        e,
+        "AddMetadata",
+        (db) => addFragment(db, e.ref, fragment.schemaUri, fragment.content, { date: now }),
+        (m) => `Added metadata fragment ${m} (${fragment.schemaUri})`,
+      );
       return reply(c, e, mref);
     });
 
@@ -108,32 +109,26 @@ export function registerMetadataWriteRoutes(api: Hono<EntityEnv>): void {
           message: `<Ref> ${sentRef} differs from the fragment in the request path (${old.mref}); send the container to that fragment's URL or correct <Ref>`,
         });
       }
-      const { db } = c.get("svc");
-      db.transaction(() => {
-        updateFragment(db, old.mref, fragment.schemaUri, fragment.content, nowIso(c));
-        recordEntityChange(
-          c,
-          e,
-          "UpdateMetadata",
-          `Replaced metadata fragment ${old.mref} (${fragment.schemaUri})`,
-        );
-      })();
+      changeEntity(
+        c,
+        e,
+        "UpdateMetadata",
+        (db) => updateFragment(db, old.mref, fragment.schemaUri, fragment.content, nowIso(c)),
+        `Replaced metadata fragment ${old.mref} (${fragment.schemaUri})`,
+      );
       return reply(c, e, old.mref);
     });
 
     api.delete(`/${path}/:ref/metadata/:mref`, (c) => {
       const e = writableEntity(c, c.req.param("ref"), type, Permission.UPDATE_METADATA);
       const old = fragmentOf(c, e, c.req.param("mref"));
-      const { db } = c.get("svc");
-      db.transaction(() => {
-        deleteFragment(db, old.mref);
-        recordEntityChange(
-          c,
-          e,
-          "DeleteMetadata",
-          `Removed metadata fragment ${old.mref} (${old.schema_uri})`,
-        );
-      })();
+      changeEntity(
+        c,
+        e,
+        "DeleteMetadata",
+        (db) => deleteFragment(db, old.mref),
+        `Removed metadata fragment ${old.mref} (${old.schema_uri})`,
+      );
       return noContent(c);
     });
   }

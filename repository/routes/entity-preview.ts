@@ -9,10 +9,10 @@ import { deletePreview, setPreview } from "../store/previews/write.js";
 import { checkQuota, quotaMessage } from "../store/storage/quota.js";
 import { ENTITY_PATH } from "../xml/common.js";
 import {
+  changeEntity,
   type EntityContext,
   type EntityEnv,
   noContent,
-  recordEntityChange,
   writableEntity,
 } from "./entity-common.js";
 
@@ -111,15 +111,13 @@ export function registerPreviewRoutes(api: Hono<EntityEnv>): void {
         });
       }
       const blob = svc.content.put(bytes);
-      svc.db.transaction(() => {
-        setPreview(svc.db, e.ref, blob, mime, nowIso(c));
-        recordEntityChange(
-          c,
-          e,
-          "AddPreview",
-          `Set a custom preview (${mime}, ${blob.size} bytes, sha256 ${blob.sha256})`,
-        );
-      })();
+      changeEntity(
+        c,
+        e,
+        "AddPreview",
+        (db) => setPreview(db, e.ref, blob, mime, nowIso(c)),
+        `Set a custom preview (${mime}, ${blob.size} bytes, sha256 ${blob.sha256})`,
+      );
       return noContent(c);
     });
 
@@ -131,10 +129,7 @@ export function registerPreviewRoutes(api: Hono<EntityEnv>): void {
           message: `Entity ${e.ref} has no custom preview to remove; PUT an image to …/preview to set one`,
         });
       }
-      db.transaction(() => {
-        deletePreview(db, e.ref);
-        recordEntityChange(c, e, "DeletePreview", "Removed the custom preview");
-      })();
+      changeEntity(c, e, "DeletePreview", (db) => deletePreview(db, e.ref), "Removed the custom preview");
       return noContent(c);
     });
   }
