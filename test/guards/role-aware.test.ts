@@ -1,8 +1,7 @@
 import { tmpdir } from "node:os";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO_TOTP_SECRET } from "../../repository/seed.js";
-import type { RunningRepository } from "../../repository/server.js";
 import { totp } from "../../repository/totp.js";
 import { loadConfig } from "../../src/config.js";
 import { audienceFrom } from "../../src/guards/visibility.js";
@@ -11,7 +10,8 @@ import { buildServer } from "../../src/server/server.js";
 import { ChallengeRequired, Session } from "../../src/session/session.js";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { startMcp } from "../helpers/mcp.js";
-import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
+import { DEMO_USERS } from "../helpers/repository.js";
+import { useRepository } from "../helpers/use-mcp.js";
 
 /**
  * The signed-in user's roles decide which tools are listed, and the list follows them: while a sign-in
@@ -22,15 +22,13 @@ import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
 const curatorTools = ALL_TOOLS.filter((t) => t.requiredRoles && !t.requires).map((t) => t.name);
 
 describe("role-aware tool lists", () => {
-  let repo: RunningRepository;
-  beforeAll(async () => {
-    repo = await startTestRepository();
+  const repo = useRepository({ seed: "none" });
+  beforeAll(() => {
     // A curator who signs in with two-factor codes: the demo's two-factor user, given the curator's role.
     repo.svc.db
       .prepare("UPDATE users SET roles = ? WHERE username = 'twofactor'")
       .run(JSON.stringify(["ROLE_SDB_ACCESS_USER", "ROLE_SDB_DATA_MANAGEMENT_USER"]));
   });
-  afterAll(() => repo.close());
 
   it("has curation tools that need a role", () => {
     expect(curatorTools.length).toBeGreaterThanOrEqual(3);

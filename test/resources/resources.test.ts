@@ -1,5 +1,5 @@
 import { ProtocolErrorCode } from "@modelcontextprotocol/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../repository/seed/demo.js";
 import {
   addBitstream,
@@ -9,13 +9,14 @@ import {
 } from "../../repository/store/entities/write.js";
 import { MAX_RESOURCE_BYTES } from "../../src/resources/files.js";
 import { assetUri, bitstreamUri, folderUri, metadataUri, ROOT_URI } from "../../src/resources/uris.js";
-import { type McpHarness, startMcp } from "../helpers/mcp.js";
+import { startMcp } from "../helpers/mcp.js";
+import { useMcp } from "../helpers/use-mcp.js";
 
 type Contents = { uri: string; mimeType?: string; text?: string; blob?: string }[];
 
 /** Real client, real server, real repository service (demo collection plus a few fixture files). */
 describe("preservation:// resources", () => {
-  let mcp: McpHarness;
+  const mcp = useMcp({ user: "curator" });
   const fixture = { asset: "", bigCo: "", latinCo: "" };
 
   const read = async (uri: string) => (await mcp.client.readResource({ uri })).contents as Contents;
@@ -42,7 +43,6 @@ describe("preservation:// resources", () => {
     ).completion.values;
 
   beforeAll(async () => {
-    mcp = await startMcp({ user: "curator" });
     // Fixture files the demo does not have: one over the resource cap, one text file in Latin-1.
     const { db, content } = mcp.repo.svc;
     const folder = insertEntity(db, { type: "SO", title: "Resource fixtures", securityTag: "open" }).ref;
@@ -71,7 +71,6 @@ describe("preservation:// resources", () => {
     );
     addRepresentation(db, fixture.asset, "Preservation", null, [fixture.bigCo, fixture.latinCo]);
   });
-  afterAll(() => mcp.close());
 
   it("lists the root listing and the top-level folders, and the six templates", async () => {
     const { resources } = await mcp.client.listResources();

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_TOOLS } from "../../src/tools/index.js";
-import { type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
+import { textOf } from "../helpers/mcp.js";
+import { useMcp } from "../helpers/use-mcp.js";
 import { DEMO } from "./discovery/demo-facts.js";
 import { missingFacts } from "./discovery/text-facts.js";
 
@@ -66,20 +67,16 @@ const READ_TOOLS = ALL_TOOLS.filter((t) => t.annotations.readOnlyHint === true).
 
 describe("every read tool's text carries the facts of its structured content", () => {
   const folder = mkdtempSync(join(tmpdir(), "pmcp-answer-text-"));
-  let mcp: McpHarness;
+  const mcp = useMcp({
+    user: "manager",
+    flags: ["--toolsets", "all"],
+    env: { PRESERVATION_AUDIT_LOG: join(folder, "audit.jsonl") },
+  });
   beforeAll(async () => {
-    mcp = await startMcp({
-      user: "manager",
-      flags: ["--toolsets", "all"],
-      env: { PRESERVATION_AUDIT_LOG: join(folder, "audit.jsonl") },
-    });
     // One change through the assistant, so audit_log has an entry to show.
     await mcp.call("update_entity", { ref: DEMO.refs.textAsset, title: "Harbour master's journal, 1852" });
   });
-  afterAll(async () => {
-    await mcp.close();
-    rmSync(folder, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it("every read tool of the registry has a call here", () => {
     expect(READ_TOOLS.filter((name) => !(name in CALLS))).toEqual([]);
