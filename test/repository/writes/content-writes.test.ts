@@ -4,7 +4,7 @@ import { request } from "node:http";
 import { join, relative } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { identifyFormat } from "../../../repository/formats.js";
 import { pdfFile, pngFile, wavFile } from "../../../repository/seed/files.js";
 import type { RunningRepository } from "../../../repository/server.js";
@@ -700,6 +700,9 @@ describe("a large upload", () => {
       samples++;
     };
     const sample = setInterval(measure, 100);
+    // Cleared however the test ends: a timeout leaves the request pending, and the sampling (two forced
+    // collections every 100 ms) would slow every test after it.
+    onTestFinished(() => clearInterval(sample));
     const reply = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(
         url,
