@@ -206,8 +206,9 @@ export default defineTool({
         f.moreErrors > 0 ? `  … ${plural(f.moreErrors, "more error")}` : "",
       ]),
       `History: ${plural(t.started, "process", "processes")} started, ${t.succeeded} succeeded, ${t.failed} failed, ${t.aborted} aborted; ${plural(t.filesProcessed, "file")}, ${t.bytes.toLocaleString("en")} bytes (${formatBytes(t.bytes)}).`,
-      active.length > 0 &&
-        `By day (${plural(history.days.length - active.length, "quiet day")} left out): date started/succeeded/failed/aborted files bytes`,
+      active.length > 0
+        ? `By day (${plural(history.days.length - active.length, "quiet day")} left out): date started/succeeded/failed/aborted files bytes`
+        : `By day: ${plural(history.days.length, "quiet day")}, none with a process started, succeeded, failed or aborted.`,
       ...active.map(
         (d) =>
           `- ${d.date} ${d.started}/${d.succeeded}/${d.failed}/${d.aborted} ${d.filesProcessed} ${d.bytes.toLocaleString("en")}`,
