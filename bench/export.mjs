@@ -7,7 +7,6 @@
 // service's peak resident memory while exporting (VmHWM from /proc/<pid>/status, reset just before).
 // Reads the built output: run `npm run build` first (npm run bench:export does).
 // Usage: node bench/export.mjs [--large 48 --large-mib 4 --small 200 --small-kib 16]
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { request } from "undici";
+import { startRepository } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -71,22 +71,7 @@ const root = db.transaction(() => {
 })();
 db.close();
 
-const child = spawn(
-  process.execPath,
-  [cli, "repository", "--port", "0", "--data", dataDir, "--seed", "none"],
-  {
-    stdio: ["ignore", "pipe", "inherit"],
-  },
-);
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d) => {
-    out += d;
-    const m = out.match(/^listening on (\S+)\n/);
-    if (m) resolve(m[1]);
-  });
-  child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-});
+const { child, url } = await startRepository(cli, ["--data", dataDir, "--seed", "none"]);
 
 const status = () => readFileSync(`/proc/${child.pid}/status`, "utf8");
 const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status())?.[1] ?? Number.NaN);

@@ -9,7 +9,6 @@
 // Prints both throughputs, their ratio (target >= 0.9x) and the MCP server's peak RSS (VmHWM; target
 // < 120 MiB). Reads the built output: `npm run bench:ingest-mcp` builds first.
 // Usage: BENCH_MIB=64 node bench/ingest-mcp.mjs
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   createReadStream,
@@ -28,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import yazl from "yazl";
+import { startRepository } from "./spawn.mjs";
 
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? "1024") * MiB;
@@ -86,22 +86,7 @@ const db = openDatabase(dataDir);
 const plainFolder = insertEntity(db, { type: "SO", title: "Plain HTTP deposits", securityTag: "open" }).ref;
 const mcpFolder = insertEntity(db, { type: "SO", title: "MCP deposits", securityTag: "open" }).ref;
 db.close();
-const service = spawn(
-  process.execPath,
-  [cli, "repository", "--port", "0", "--data", dataDir, "--seed", "none"],
-  {
-    stdio: ["ignore", "pipe", "inherit"],
-  },
-);
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  service.stdout.setEncoding("utf8").on("data", (d) => {
-    out += d;
-    const m = out.match(/^listening on (\S+)\n/);
-    if (m) resolve(m[1]);
-  });
-  service.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-});
+const { child: service, url } = await startRepository(cli, ["--data", dataDir, "--seed", "none"]);
 const USER = { username: "manager", password: "manager-demo-pw" };
 const login = await fetch(`${url}/api/accesstoken/login`, {
   method: "POST",

@@ -6,7 +6,6 @@
 // memory (VmHWM from /proc/<pid>/status; a fresh service per package) against the 150 MiB target.
 // Reads the built output: run `npm run build` first (npm run bench:ingest does).
 // Usage: node bench/ingest.mjs [--size-mib 1024 --large-files 4 --files 10000 --compress]
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +15,7 @@ import { pipeline } from "node:stream/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import yazl from "yazl";
+import { startRepository } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -98,22 +98,7 @@ async function startService(name) {
   const db = openDatabase(dataDir);
   const folder = insertEntity(db, { type: "SO", title: "Bench deposits", securityTag: "open" }).ref;
   db.close();
-  const child = spawn(
-    process.execPath,
-    [cli, "repository", "--port", "0", "--data", dataDir, "--seed", "none"],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => {
-      out += d;
-      const m = out.match(/^listening on (\S+)\n/);
-      if (m) resolve(m[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-  });
+  const { child, url } = await startRepository(cli, ["--data", dataDir, "--seed", "none"]);
   const login = await fetch(`${url}/api/accesstoken/login`, {
     method: "POST",
     body: new URLSearchParams({ username: "manager", password: "manager-demo-pw" }),

@@ -3,11 +3,11 @@
 // time with data present, Content API search p50/p95, children listing rate and entity GET rate.
 // The service runs as its own process (one core); this script is the client on the other core.
 // Usage: npm run bench [-- --entities 100000 --data .bench-data/100k --seconds 5]
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
+import { startRepository, stop } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -23,31 +23,11 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const cli = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
-function startService() {
+/** The service on the benchmark's data, with how long it took to say it is listening. */
+async function startService() {
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [cli, "repository", "--port", "0", "--data", dataDir, "--seed", String(N)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => {
-      out += d;
-      const m = out.match(/^listening on (\S+)\n/);
-      if (m) resolve({ child, url: m[1], ms: performance.now() - t0 });
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-  });
-}
-
-function stop(child) {
-  return new Promise((resolve) => {
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
+  const started = await startRepository(cli, ["--data", dataDir, "--seed", String(N)]);
+  return { ...started, ms: performance.now() - t0 };
 }
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { EntityApi } from "../dist/src/api/entity.js";
 import { walkTree } from "../dist/src/api/walk.js";
 import { Session } from "../dist/src/session/session.js";
+import { startRepository, stop } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -57,29 +58,9 @@ const median = (xs) => {
 };
 const ms = (n) => `${n.toFixed(0)} ms`;
 
+/** The service on `dataDir`, `latency` ms away, seeded with `seed`. */
 function startService(dataDir, latency, seed) {
-  const child = spawn(
-    process.execPath,
-    [cli, "repository", "--port", "0", "--data", dataDir, "--seed", seed, "--latency", String(latency)],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => {
-      out += d;
-      const m = out.match(/^listening on (\S+)\n/);
-      if (m) resolve({ child, url: m[1] });
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${out}`)));
-  });
-}
-
-function stop(child) {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
+  return startRepository(cli, ["--data", dataDir, "--seed", seed, "--latency", String(latency)]);
 }
 
 /** Our client: a signed-in session, then one walk of the whole tree; returns the time and the refs. */

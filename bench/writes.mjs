@@ -5,13 +5,13 @@
 // action, next to moving a single asset, so the two are measured side by side in one run.
 // Reads the built output: run `npm run build` first (npm run bench:writes does).
 // Usage: node bench/writes.mjs [--subtree 10000 --seconds 5 --concurrency 8]
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
+import { startRepository } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -65,22 +65,7 @@ const fixtures = db.transaction(() => {
 })();
 db.close();
 
-const child = spawn(
-  process.execPath,
-  [cli, "repository", "--port", "0", "--data", dataDir, "--seed", "none"],
-  {
-    stdio: ["ignore", "pipe", "inherit"],
-  },
-);
-const url = await new Promise((resolve, reject) => {
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (d) => {
-    out += d;
-    const m = out.match(/^listening on (\S+)\n/);
-    if (m) resolve(m[1]);
-  });
-  child.once("exit", (code) => reject(new Error(`service exited with ${code}`)));
-});
+const { child, url } = await startRepository(cli, ["--data", dataDir, "--seed", "none"]);
 
 const pool = new Pool(url, { connections: concurrency });
 let token;

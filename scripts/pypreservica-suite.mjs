@@ -33,6 +33,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import yazl from "yazl";
+import { startRepository, stop } from "../bench/spawn.mjs";
 
 const { values, positionals } = parseArgs({
   options: {
@@ -222,29 +223,6 @@ function zipOf(entries) {
 }
 
 // ---- the service ---------------------------------------------------------------------------------------
-
-function startService(dataDir) {
-  const child = spawn(process.execPath, [CLI, "repository", "--port", "0", "--data", dataDir, "--seed", "none"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => {
-      out += d;
-      const m = out.match(/^listening on (\S+)\n/);
-      if (m) resolve({ child, url: m[1] });
-    });
-    child.once("exit", (code) => reject(new Error(`service exited with ${code}: ${out}`)));
-  });
-}
-
-function stop(child) {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", resolve);
-    child.kill("SIGTERM");
-  });
-}
 
 async function signIn(url) {
   const res = await fetch(`${url}/api/accesstoken/login`, {
@@ -494,7 +472,7 @@ function report(xml) {
 
 const dataDir = mkdtempSync(join(tmpdir(), "pypreservica-suite-data-"));
 const work = mkdtempSync(join(tmpdir(), "pypreservica-suite-run-"));
-const { child, url } = await startService(dataDir);
+const { child, url } = await startRepository(CLI, ["--data", dataDir, "--seed", "none"]);
 try {
   const call = await signIn(url);
   const t0 = performance.now();
