@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { pathToFileURL } from "node:url";
 // The floor for bench/mcp.mjs: an MCP server made of the SDK alone, served the way ours is (serveStdio, or
 // createMcpHandler behind @hono/node-server, one server instance per HTTP request as ours), so what a tool call
 // costs the SDK and the transport can be told apart from what our code adds. Two tools, both with zod input and
@@ -7,7 +8,7 @@
 //  - `get_raw`: the one GET get_entity makes, sent with undici's Pool (keep-alive), answered with the same text
 //    and structured content as get_entity (same size), picked out of the XML with regular expressions: about
 //    the least any MCP server that wraps that GET and gives that answer can cost.
-// Usage: node bench/sdk-floor.mjs [--http]   (env FLOOR_URL = the service's base URL, FLOOR_TOKEN = an access token)
+// Usage: node bench/sdk-floor.mjs [--http]; or imported for its build()   (env FLOOR_URL = the service's base URL, FLOOR_TOKEN = an access token)
 // Over HTTP the first stderr line is `listening on http://127.0.0.1:PORT/mcp`.
 import { serve } from "@hono/node-server";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
@@ -19,7 +20,8 @@ const base = new URL(process.env.FLOOR_URL ?? "http://127.0.0.1:1");
 const token = process.env.FLOOR_TOKEN ?? "";
 const pool = new Pool(base.origin, { connections: 8, keepAliveTimeout: 10_000 });
 
-function build() {
+/** One server instance (bench/boundary.mjs serves it in process). */
+export function build() {
   const server = new McpServer({ name: "sdk-floor", version: "1" }, { capabilities: { tools: {} } });
   server.registerTool(
     "hello",
@@ -77,7 +79,10 @@ function build() {
   return server;
 }
 
-if (process.argv.includes("--http")) {
+const runAsScript = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (!runAsScript) {
+  // Imported: the importer serves it.
+} else if (process.argv.includes("--http")) {
   const handler = createMcpHandler(() => build());
   const s = serve({ fetch: (req) => handler.fetch(req), port: 0, hostname: "127.0.0.1" }, (info) => {
     process.stderr.write(`listening on http://127.0.0.1:${info.port}/mcp\n`);

@@ -100,6 +100,33 @@ describe("startDeadline", () => {
     expect(deadline.expired).toBe(false);
     deadline.dispose();
   });
+
+  it("keeps each call's own deadline when several are in flight, whatever order they started and end in", async () => {
+    const never = new Promise<never>(() => {});
+    const started = performance.now();
+    const long = startDeadline(90);
+    const short = startDeadline(30);
+    const ended = startDeadline(50);
+    const longRun = long.run(never).catch((err: Error) => err);
+    ended.dispose();
+    await expect(short.run(never)).rejects.toThrow(/no answer within 30 ms/);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(29);
+    expect([short.expired, long.expired, long.signal.aborted]).toEqual([true, false, false]);
+    expect((await longRun).message).toBe("no answer within 90 ms");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(89);
+    expect([long.expired, ended.expired, ended.signal.aborted]).toEqual([true, false, false]);
+    short.dispose();
+    long.dispose();
+  });
+
+  it("holds the process open only while a call is in flight", () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    const deadline = startDeadline(10_000);
+    expect(timers()).toBeGreaterThanOrEqual(1);
+    deadline.dispose();
+    expect(timers()).toBe(before);
+  });
 });
 
 describe("tools that transfer whole files", () => {

@@ -10,10 +10,15 @@ import { type AuditOutcome, digestArgs } from "../guards/audit.js";
 import { type Decision, planText } from "../guards/confirm.js";
 import { changesRepository } from "../guards/visibility.js";
 import { ChallengeRequired, SignInFailed, SignInRequired } from "../session/session.js";
-import { askForSignInCode, clientCanElicit, completeSignInFromAnswer } from "../session/sign-in.js";
+import {
+  askForSignInCode,
+  clientCanElicit,
+  completeSignInFromAnswer,
+  hasSignInAnswer,
+} from "../session/sign-in.js";
 import type { ToolContext } from "../tools/context.js";
 import type { AnyTool, AuditFacts, ConfirmPlan, TargetRef, ToolAnswer } from "../tools/define.js";
-import { ALL_TOOLS } from "../tools/index.js";
+import { CallContext, type SharedContext, sharedContext } from "./call-context.js";
 import { type Deadline, startDeadline } from "./deadline.js";
 import { classify, ToolDeadlineExceeded, toUserMessage } from "./errors.js";
 import type { ServerRuntime } from "./runtime.js";
@@ -44,6 +49,10 @@ interface Boundary {
   writes: boolean;
   /** After a sign-in completes: re-reads the roles and re-syncs every live tool list. */
   signedIn: () => Promise<void>;
+  /** What every call's handler context shares. */
+  shared: SharedContext;
+  /** The overall deadline of each call; null for transfers of whole files. */
+  deadlineMs: number | null;
 }
 
 /** One call in flight: what the steps hand each other. */
@@ -73,8 +82,23 @@ export function toolCallHandler(
     api: on.api,
     writes: changesRepository(tool),
     signedIn,
+    shared: sharedContext(tool.name, runtime, on.api, signedIn),
+    deadlineMs: tool.transfersFiles ? null : runtime.config.toolTimeoutSecs * 1000,
   };
-  return (rawArgs, mcp) => callTool(b, rawArgs, mcp);
+  return (rawArgs, mcp) =>
+    // Nearly every call has no sign-in code to use and no person to check: it goes straight to the tool.
+    hasSignInAnswer(mcp) || (runtime.person && !tool.withoutSession)
+      ? admitThenCall(b, rawArgs, mcp)
+      : callTool(b, rawArgs, mcp);
+}
+
+async function admitThenCall(
+  b: Boundary,
+  rawArgs: Record<string, unknown>,
+  mcp: ServerContext,
+): Promise<ToolCallResult> {
+  const turnedAway = await admit(b, mcp);
+  return turnedAway ?? callTool(b, rawArgs, mcp);
 }
 
 async function callTool(
@@ -82,10 +106,9 @@ async function callTool(
   rawArgs: Record<string, unknown>,
   mcp: ServerContext,
 ): Promise<ToolCallResult> {
-  const turnedAway = await admit(b, mcp);
-  if (turnedAway) return turnedAway;
   const call = start(b, rawArgs, mcp);
-  const started = performance.now();
+  // Only when someone reads it: the time is for the debug log.
+  const started = b.runtime.log.isLevelEnabled("debug") ? performance.now() : undefined;
   try {
     if (b.tool.confirm) {
       const instead = await confirm(call);
@@ -97,7 +120,8 @@ async function callTool(
   } catch (thrown) {
     return await fail(call, thrown);
   } finally {
-    await call.release?.();
+    // Only a confirmed call holds a lease: no turn spent awaiting nothing for every other call.
+    if (call.release) await call.release();
     call.deadline.dispose();
   }
 }
@@ -121,44 +145,8 @@ async function admit(b: Boundary, mcp: ServerContext): Promise<ToolCallResult | 
  * are exempt: they report progress instead, and stop when the client cancels.
  */
 function start(b: Boundary, rawArgs: Record<string, unknown>, mcp: ServerContext): Call {
-  const { runtime, api, tool } = b;
-  const deadline = startDeadline(
-    tool.transfersFiles ? null : runtime.config.toolTimeoutSecs * 1000,
-    mcp.mcpReq.signal,
-  );
-  const progressToken = mcp.mcpReq._meta?.progressToken;
-  let lastProgress = Number.NEGATIVE_INFINITY;
-  const ctx: ToolContext = {
-    api,
-    entity: api.entity,
-    content: api.content,
-    session: runtime.session,
-    config: runtime.config,
-    log: runtime.log,
-    audit: runtime.audit,
-    signal: deadline.signal,
-    signedIn: b.signedIn,
-    ...(runtime.person ? { signOut: runtime.person.signOut } : {}),
-    access: { audience: runtime.audience, tools: ALL_TOOLS },
-    confirmationFor: (forArgs, plan) =>
-      runtime.confirm.issue(tool.name, forArgs, plan, runtime.session.username),
-    async progress(progress, total, message) {
-      // The protocol wants each notification's progress above the last: a tool that uploads (bytes) and then
-      // waits for its job (percent) would otherwise go backwards, so a lower value is not sent.
-      if (progressToken === undefined || progress <= lastProgress) return;
-      lastProgress = progress;
-      await mcp.mcpReq.notify({
-        method: "notifications/progress",
-        params: {
-          progressToken,
-          progress,
-          ...(total !== undefined ? { total } : {}),
-          ...(message ? { message } : {}),
-        },
-      });
-    },
-  };
-  return { b, mcp, deadline, ctx, args: rawArgs };
+  const deadline = startDeadline(b.deadlineMs, mcp.mcpReq.signal);
+  return { b, mcp, deadline, ctx: new CallContext(b.shared, deadline.signal, mcp), args: rawArgs };
 }
 
 /**
@@ -192,7 +180,7 @@ async function confirm(call: Call): Promise<ToolCallResult | undefined> {
 }
 
 /** The handler, within the deadline. A write goes ahead only while the shared state answers (fail closed). */
-async function run(call: Call, started: number) {
+async function run(call: Call, started: number | undefined) {
   const { tool, runtime, writes } = call.b;
   // A confirmed write holds its lease, which the shared state granted just now.
   if (writes && !call.release) await runtime.state.ping();
@@ -201,7 +189,9 @@ async function run(call: Call, started: number) {
   if (runtime.audience.roles === undefined && runtime.session.state.kind === "active") {
     void call.b.signedIn().catch(() => {});
   }
-  runtime.log.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, "tool call");
+  if (started !== undefined) {
+    runtime.log.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, "tool call");
+  }
   return answer;
 }
 
@@ -250,13 +240,9 @@ function record(
 
 /** What the client receives from a call that ran. */
 function answerWith(text: string, answer: ToolAnswer<unknown>): CallToolResult {
-  return {
-    content: [
-      { type: "text", text },
-      ...(answer.links ?? []).map((l) => ({ type: "resource_link" as const, ...l })),
-    ],
-    structuredContent: answer.structured as Record<string, unknown>,
-  };
+  const content: CallToolResult["content"] = [{ type: "text", text }];
+  if (answer.links) for (const l of answer.links) content.push({ type: "resource_link", ...l });
+  return { content, structuredContent: answer.structured as Record<string, unknown> };
 }
 
 /**

@@ -9,7 +9,7 @@ export interface Deadline {
   readonly expired: boolean;
   /** `work`, or a rejection at the deadline, whichever comes first. */
   run<T>(work: Promise<T>): Promise<T>;
-  /** Clears the timer; call when the tool call is over. */
+  /** Stops watching the clock and the client; call when the tool call is over. */
   dispose(): void;
 }
 
@@ -19,34 +19,137 @@ export class DeadlineExpired extends Error {
 
 /** `ms` null = no deadline (the signal still aborts when the client cancels). */
 export function startDeadline(ms: number | null, cancelled?: AbortSignal): Deadline {
-  const controller = new AbortController();
-  let expired = false;
-  let stopWaiting: (err: Error) => void = () => {};
-  const late = new Promise<never>((_, reject) => {
-    stopWaiting = reject;
-  });
-  late.catch(() => {}); // nobody may be racing it when the timer fires after dispose
-  const timer =
-    ms === null
-      ? undefined
-      : setTimeout(() => {
-          expired = true;
-          const err = new DeadlineExpired(`no answer within ${ms} ms`);
-          stopWaiting(err);
-          controller.abort(err);
-        }, ms);
-  const onCancel = () => controller.abort(cancelled?.reason);
-  if (cancelled?.aborted) onCancel();
-  else cancelled?.addEventListener("abort", onCancel, { once: true });
-  return {
-    signal: controller.signal,
-    get expired() {
-      return expired;
-    },
-    run: (work) => Promise.race([work, late]),
-    dispose() {
-      clearTimeout(timer);
-      cancelled?.removeEventListener("abort", onCancel);
-    },
-  };
+  return new CallDeadline(ms, cancelled);
+}
+
+const ONCE = { once: true };
+
+/**
+ * Every call in flight is queued by when its deadline passes, the soonest first, and one timer serves them
+ * all: a call starts and ends without a timer of its own (each call's setTimeout and clearTimeout cost more
+ * than the whole queue). The timer holds the process open only while a call is queued.
+ */
+let head: CallDeadline | undefined;
+let tail: CallDeadline | undefined;
+let timer: ReturnType<typeof setTimeout> | undefined;
+let timerAt = Number.POSITIVE_INFINITY;
+
+/** Timers may fire up to a millisecond before performance.now() says the time has come: counted as due. */
+const EARLY_MS = 1;
+
+function enqueue(d: CallDeadline): void {
+  // Calls share one timeout, so a new deadline is nearly always the latest: found at the tail at once.
+  let after = tail;
+  while (after !== undefined && after.at > d.at) after = after.prev;
+  const wasEmpty = head === undefined;
+  d.prev = after;
+  d.next = after === undefined ? head : after.next;
+  if (d.next === undefined) tail = d;
+  else d.next.prev = d;
+  if (after === undefined) head = d;
+  else after.next = d;
+  d.queued = true;
+  if (d.at < timerAt) arm(d.at);
+  else if (wasEmpty) timer?.ref();
+}
+
+function dequeue(d: CallDeadline): void {
+  if (d.prev === undefined) head = d.next;
+  else d.prev.next = d.next;
+  if (d.next === undefined) tail = d.prev;
+  else d.next.prev = d.prev;
+  d.prev = undefined;
+  d.next = undefined;
+  d.queued = false;
+  // Left armed (the next call most likely needs it), but no longer a reason for the process to stay up.
+  if (head === undefined) timer?.unref();
+}
+
+function arm(at: number): void {
+  if (timer !== undefined) clearTimeout(timer);
+  timerAt = at;
+  timer = setTimeout(expireDue, Math.max(1, Math.ceil(at - performance.now())));
+}
+
+function expireDue(): void {
+  timer = undefined;
+  timerAt = Number.POSITIVE_INFINITY;
+  const now = performance.now() + EARLY_MS;
+  while (head !== undefined && head.at <= now) {
+    const due = head;
+    dequeue(due);
+    due.expire();
+  }
+  if (head !== undefined) arm(head.at);
+}
+
+class CallDeadline implements Deadline {
+  readonly signal: AbortSignal;
+  /** When the deadline passes (performance.now() time); infinite without one. */
+  readonly at: number;
+  prev: CallDeadline | undefined = undefined;
+  next: CallDeadline | undefined = undefined;
+  queued = false;
+  readonly #controller = new AbortController();
+  readonly #cancelled: AbortSignal | undefined;
+  #expired = false;
+  #error: Error | undefined = undefined;
+  /** Rejects what `run` returned: the work is no longer waited for. */
+  #stopWaiting: ((err: Error) => void) | undefined = undefined;
+
+  constructor(
+    private readonly ms: number | null,
+    cancelled: AbortSignal | undefined,
+  ) {
+    this.signal = this.#controller.signal;
+    this.#cancelled = cancelled;
+    if (cancelled?.aborted) this.#controller.abort(cancelled.reason);
+    else cancelled?.addEventListener("abort", this, ONCE);
+    if (ms === null) this.at = Number.POSITIVE_INFINITY;
+    else {
+      this.at = performance.now() + ms;
+      enqueue(this);
+    }
+  }
+
+  get expired(): boolean {
+    return this.#expired;
+  }
+
+  /** The client cancelled the call (the listener on its signal: this object, so no closure per call). */
+  handleEvent(): void {
+    this.#controller.abort(this.#cancelled?.reason);
+  }
+
+  expire(): void {
+    this.#expired = true;
+    const err = new DeadlineExpired(`no answer within ${this.ms} ms`);
+    this.#error = err;
+    this.#stopWaiting?.(err);
+    this.#controller.abort(err);
+  }
+
+  run<T>(work: Promise<T>): Promise<T> {
+    // Without a deadline nothing ever stops the wait: the work is the answer.
+    if (this.ms === null) return work;
+    return new Promise<T>((resolve, reject) => {
+      const before = this.#stopWaiting;
+      this.#stopWaiting =
+        before === undefined
+          ? reject
+          : (err) => {
+              before(err);
+              reject(err);
+            };
+      work.then(resolve, reject);
+      // Past the deadline already: work that has settled still wins (it was first), as in a race.
+      const err = this.#error;
+      if (err !== undefined) Promise.reject(err).catch(reject);
+    });
+  }
+
+  dispose(): void {
+    if (this.queued) dequeue(this);
+    this.#cancelled?.removeEventListener("abort", this);
+  }
 }

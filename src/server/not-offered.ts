@@ -19,11 +19,12 @@ export function answerToolsNotOffered(
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const sdk = handlers?.get("tools/call");
   if (!handlers || !sdk) return false;
-  handlers.set("tools/call", async (request, ctx) => {
+  // Not async: every call passes here, and the SDK's own promise is handed on as it is, with no extra turn.
+  handlers.set("tools/call", (request, ctx) => {
     const name = request.params?.name;
     const why = typeof name === "string" ? explain(name) : undefined;
     if (why === undefined) return sdk(request, ctx);
-    return { content: [{ type: "text", text: why }], isError: true };
+    return Promise.resolve({ content: [{ type: "text", text: why }], isError: true });
   });
   return true;
 }

@@ -48,6 +48,14 @@ export function askForSignInCode(challenge: ChallengeRequired): InputRequiredRes
   });
 }
 
+/** Whether this call carries the person's answer to askForSignInCode (nearly every call does not). */
+export function hasSignInAnswer(ctx: ServerContext): boolean {
+  return (
+    ctx.mcpReq.inputResponses !== undefined &&
+    inputResponse(ctx.mcpReq.inputResponses, SIGN_IN_KEY).kind === "elicit"
+  );
+}
+
 /**
  * On re-entry after askForSignInCode: completes the sign-in with the person's code. Returns undefined when
  * there was nothing to complete (or it succeeded), or an error result to return instead of running the tool.
