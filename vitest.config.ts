@@ -32,11 +32,19 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: OWN_PROCESS,
           isolate: false,
-          // Puts back what one file could leave for the next: see the file.
-          setupFiles: ["test/helpers/shared-process.ts"],
+          // Puts back what one file could leave for the next, and removes its temporary folders: see the files.
+          setupFiles: ["test/helpers/shared-process.ts", "test/helpers/file-end.ts"],
         },
       },
-      { test: { ...shared, name: "own-process", include: OWN_PROCESS, isolate: true } },
+      {
+        test: {
+          ...shared,
+          name: "own-process",
+          include: OWN_PROCESS,
+          isolate: true,
+          setupFiles: ["test/helpers/file-end.ts"],
+        },
+      },
     ],
   },
 });

@@ -1,47 +1,29 @@
 import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { getMcpConfigForManifest, type McpbManifestAny, unpackExtension } from "@anthropic-ai/mcpb";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { libsqlPlatformPackages, platformPackageProblem } from "../scripts/libsql-binaries.mjs";
 import { manifestDrift } from "../scripts/manifest.mjs";
 import { type BinaryTarget, binaryTarget, fileBinaryTarget } from "../scripts/native-binary.mjs";
 import { ALL_PROMPTS } from "../src/prompts/index.js";
 import { ALL_TOOLS } from "../src/tools/index.js";
+import { outerTmpdir, tempDir } from "./helpers/temp-dir.js";
 
 /**
  * The MCP Bundle: manifest.json agrees with the code and passes `mcpb validate`; the packed .mcpb, unpacked
  * into an empty folder far from this checkout's node_modules, starts as a host starts it and answers; it
  * carries libsql's SQLite binary for every platform it claims (fetched from the npm registry at bundle time,
- * the tarballs cached in the OS temp folder between runs).
+ * the tarballs cached in the system's temporary folder between runs).
  */
 
 const ROOT = resolve(import.meta.dirname, "..");
 const MCPB = join(ROOT, "node_modules", "@anthropic-ai", "mcpb", "dist", "cli", "cli.js");
 const manifest = JSON.parse(readFileSync(join(ROOT, "manifest.json"), "utf8"));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
-
-const temps: string[] = [];
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  temps.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
-});
 
 describe("manifest.json", () => {
   it("passes mcpb validate", () => {
@@ -152,6 +134,9 @@ describe("the packed bundle", () => {
     file = join(tempDir("pmcp-bundle-test-"), "preservation-mcp.mcpb");
     execFileSync(process.execPath, [join(ROOT, "scripts", "bundle.mjs"), "--out", file], {
       cwd: ROOT,
+      // The system's temporary directory, not the test file's own: the script keeps the tarballs it fetched
+      // there between runs (scripts/libsql-binaries.mjs), and removes the rest it makes there.
+      env: { ...process.env, TMPDIR: outerTmpdir() },
       stdio: ["ignore", "ignore", "pipe"],
     });
   }, 150_000);

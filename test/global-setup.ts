@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRepository } from "../repository/server.js";
 import { openSqlite } from "../repository/store/sqlite/open.js";
+import { RUN_FOLDER_ENV } from "./helpers/temp-dir.js";
 import { TEMPLATE_SEEDS, TEMPLATES_ENV } from "./helpers/templates.js";
 
 /**
@@ -10,9 +11,14 @@ import { TEMPLATE_SEEDS, TEMPLATES_ENV } from "./helpers/templates.js";
  * service itself. Test files then start from a copy (test/helpers/templates.ts) instead of running the
  * migrations, hashing the demo users' passwords and seeding the demo collection again, which a fresh store
  * costs each of ~150 files (about a second each on an idle 2-core machine, several under load).
+ *
+ * The templates are in a folder of the run's own (removed after the last file), which also holds each test
+ * file's temporary directory (test/helpers/file-end.ts): one left there is a file's whose worker died before
+ * its check, and that file failed already.
  */
 export default async function setup(): Promise<() => void> {
-  const root = mkdtempSync(join(tmpdir(), "pmcp-templates-"));
+  const run = mkdtempSync(join(tmpdir(), "pmcp-tests-"));
+  const root = join(run, "templates");
   for (const seed of TEMPLATE_SEEDS) {
     const dataDir = join(root, seed);
     const repo = await startRepository({ host: "127.0.0.1", port: 0, seed, dataDir });
@@ -26,5 +32,6 @@ export default async function setup(): Promise<() => void> {
     if (result?.busy !== 0) throw new Error(`the ${seed} template's write-ahead log could not be folded in`);
   }
   process.env[TEMPLATES_ENV] = root;
-  return () => rmSync(root, { recursive: true, force: true });
+  process.env[RUN_FOLDER_ENV] = run;
+  return () => rmSync(run, { recursive: true, force: true });
 }

@@ -1,8 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,6 +8,7 @@ import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextpro
 import { StreamableHTTPClientTransport as V1HttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CLI } from "../helpers/process.js";
 import { DEMO_USERS, type DemoUser } from "../helpers/repository.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { copyOfTemplate } from "../helpers/templates.js";
 
 /**
@@ -48,9 +47,13 @@ function track(pid: number | null | undefined, exited: Promise<unknown>): void {
  */
 class InPlaceStdioTransport extends StdioClientTransport {}
 
-/** A clean environment for the child: the SDK's safe defaults (PATH, HOME…) plus exactly `extra`. */
+/**
+ * A clean environment for the child: the SDK's safe defaults (PATH, HOME…) and the test file's temporary
+ * directory (TMPDIR, test/helpers/file-end.ts, so what the child leaves there is found), plus exactly `extra`.
+ */
 export function childEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = { ...getDefaultEnvironment() };
+  if (process.env.TMPDIR) env.TMPDIR = process.env.TMPDIR;
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }
@@ -64,9 +67,9 @@ export function remoteEnv(url: string, user: DemoUser = "curator"): Record<strin
   };
 }
 
-/** A temporary data directory for the embedded default, removed by `cleanup`. */
+/** A temporary data directory for the embedded default, removed by `cleanup` or else when the file ends. */
 export function tempDataDir(): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "pmcp-e2e-"));
+  const dir = tempDir("pmcp-e2e-");
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -2,14 +2,12 @@ import { createHash, randomUUID } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +18,7 @@ import { ALL_TOOLS as REGISTERED } from "../../src/tools/index.js";
 import { type McpHarness, startMcp, textOf } from "../helpers/mcp.js";
 import { propertyRuns } from "../helpers/property-runs.js";
 import { DEMO_USERS, startTestRepository } from "../helpers/repository.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { createAccessionGroup, HEADER } from "../tools/bulk/fixtures.js";
 import { DEMO } from "../tools/discovery/demo-facts.js";
 import { createPolicy } from "../tools/retention/fixtures.js";
@@ -82,7 +81,7 @@ const onUnhandled = () => {
 };
 
 // The local folders: downloads and the allowed root nested so that `../../x` from them still lands in `base`.
-const base = realpathSync(mkdtempSync(join(tmpdir(), "pmcp-props-")));
+const base = realpathSync(tempDir("pmcp-props-"));
 const at = join(base, "a", "b");
 const root = join(at, "root");
 const downloads = join(at, "downloads");

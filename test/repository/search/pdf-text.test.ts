@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { isPdfFile, PDF_MAX_BYTES, pdfText } from "../../../repository/search/pdf-text.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { pdfWithPages, tenPagePdf } from "./pdf-fixture.js";
 
 /** PDF text extraction (repository/search/pdf-text.ts): real PDFs through unpdf in its worker. */
@@ -53,7 +53,7 @@ describe("pdfText", () => {
       const text = await pdfText(bytes, { maxChars: 100 });
       if (!text.includes("quick exit")) { console.error(JSON.stringify(text)); process.exit(3); }`;
     const started = Date.now();
-    const file = join(mkdtempSync(join(tmpdir(), "pdf-exit-")), "read-one.mjs");
+    const file = join(tempDir("pdf-exit-"), "read-one.mjs");
     writeFileSync(file, script);
     const run = spawnSync(process.execPath, [file], {
       timeout: 20_000,

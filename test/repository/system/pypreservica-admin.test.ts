@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,6 +40,8 @@ out["after"] = [len(admin.xml_schemas()), len(admin.xml_documents()), len(admin.
 print(json.dumps(out))
 `;
 
+import { tempDir } from "../../helpers/temp-dir.js";
+
 let repo: RunningRepository;
 beforeAll(async () => {
   if (available) repo = await startTestRepository();
@@ -51,7 +52,7 @@ afterAll(async () => {
 
 describe.skipIf(!available)("pyPreservica AdminAPI: schemas, documents, transforms", () => {
   it("adds, lists, reads and deletes each kind", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "pyp-admin-"));
+    const dir = tempDir("pyp-admin-");
     const script = join(dir, "admin.py");
     writeFileSync(script, SCRIPT);
     const server = repo.url.replace(/^http:\/\//, "");

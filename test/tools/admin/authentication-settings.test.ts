@@ -1,15 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { IDP_CERT_SHA256, IDP_METADATA } from "../../repository/system/idp-fixture.js";
 import { configEvents, expectHiddenFromCurator, FLAGS, serviceJson } from "./support.js";
 
 describe.each(ERAS)("authentication_settings (%s)", (era) => {
-  const auditLog = join(mkdtempSync(join(tmpdir(), "auth-settings-audit-")), "audit.jsonl");
+  const auditLog = join(tempDir("auth-settings-audit-"), "audit.jsonl");
   const audited = () =>
     existsSync(auditLog)
       ? readFileSync(auditLog, "utf8")

@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { configEvents, expectHiddenFromCurator, FLAGS, serviceJson } from "./support.js";
 
@@ -27,7 +27,7 @@ const OFFSITE = "Offsite replica (S3, eu-west-2)";
 const COLD = "Cold tier (Glacier Deep Archive)";
 
 describe.each(ERAS)("change_storage (%s)", (era) => {
-  const auditLog = join(mkdtempSync(join(tmpdir(), "storage-audit-")), "audit.jsonl");
+  const auditLog = join(tempDir("storage-audit-"), "audit.jsonl");
   const adapters = async () =>
     (await serviceJson<{ adapters: Adapter[] }>(repo, "/api/storage/adapters")).adapters;
   const policy = () => serviceJson<Policy>(repo, "/api/settings/storage/config/policy");

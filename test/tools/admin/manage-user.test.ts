@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { addUser, configEvents, expectHiddenFromCurator, FLAGS, userEnabled } from "./support.js";
 
@@ -33,7 +33,7 @@ async function userRoles(repo: RunningRepository, name: string): Promise<string[
 }
 
 describe.each(ERAS)("manage_user (%s)", (era) => {
-  const auditLog = join(mkdtempSync(join(tmpdir(), "admin-audit-")), "audit.jsonl");
+  const auditLog = join(tempDir("admin-audit-"), "audit.jsonl");
 
   const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });

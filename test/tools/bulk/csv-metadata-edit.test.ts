@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import {
   accessionDocs,
@@ -37,7 +37,7 @@ interface Answer {
 const OUTCOME_ITEM = { add: "done", update: "done", unchanged: "skipped", refused: "failed" } as const;
 
 describe.each(ERAS)("csv_metadata_edit (%s)", (era) => {
-  const roots = mkdtempSync(join(tmpdir(), "csv-roots-"));
+  const roots = tempDir("csv-roots-");
   const repo = useRepository({ seed: "none" });
   beforeAll(() => createAccessionGroup(repo));
   const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all", "--ingest-roots", roots], repo, era });

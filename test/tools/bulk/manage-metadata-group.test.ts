@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEMO_METADATA_GROUP } from "../../../repository/seed/metadata-groups.js";
@@ -7,6 +6,7 @@ import type { RunningRepository } from "../../../repository/server.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import { confirmed, type Preview } from "../../helpers/preview.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { expectHiddenFromCurator, FLAGS } from "../admin/support.js";
 
@@ -25,7 +25,7 @@ async function groupOnWire(
 }
 
 describe.each(ERAS)("manage_metadata_group (%s)", (era) => {
-  const auditLog = join(mkdtempSync(join(tmpdir(), "groups-audit-")), "audit.jsonl");
+  const auditLog = join(tempDir("groups-audit-"), "audit.jsonl");
 
   const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({ user: "manager", flags: [...FLAGS, "--audit-log", auditLog], era, repo });

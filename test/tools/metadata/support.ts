@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunningRepository } from "../../../repository/server.js";
 import type { EntityRow } from "../../../repository/store/entities/types.js";
 import { addFragment, insertEntity } from "../../../repository/store/entities/write.js";
 import { applyFields, DUBLIN_CORE, type FieldValue, OAI_DC_SCHEMA } from "../../../src/api/metadata-build.js";
 import type { Era } from "../../helpers/mcp.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 /**
@@ -87,7 +87,7 @@ export function useAuditedCurator(era: Era) {
 }
 
 export function tempAuditLog(): string {
-  return join(mkdtempSync(join(tmpdir(), "metadata-audit-")), "audit.jsonl");
+  return join(tempDir("metadata-audit-"), "audit.jsonl");
 }
 
 export function auditLines(file: string): Record<string, unknown>[] {
