@@ -2,6 +2,13 @@ import type { Readable } from "node:stream";
 import type { Logger } from "pino";
 import type { Dispatcher, Pool } from "undici";
 import { silentLogger } from "../log.js";
+import {
+  BodyCutOff,
+  type BufferedReply,
+  isErrorStatus,
+  ReplyTooLarge,
+  requestBuffered,
+} from "./buffered-reply.js";
 import { ForeignUrlError, ServiceError, serviceMessageFrom, UnexpectedResponseError } from "./errors.js";
 import { isMissingEndpointReply } from "./missing-endpoint.js";
 import { LeanPool, poolRequest } from "./undici-lean.js";
@@ -77,7 +84,8 @@ export interface AuthAttempt {
  * `unauthorized` runs at most once per request, on a 401.
  */
 export interface AuthHook {
-  headers(attempt: AuthAttempt): Promise<Record<string, string>>;
+  /** The headers themselves while they are at hand (a fresh token), else a promise of them. */
+  headers(attempt: AuthAttempt): Record<string, string> | Promise<Record<string, string>>;
   release?(sent: Record<string, string>): void;
   /** Resolve true when one retry with fresh headers may succeed (e.g. the session logged in again). */
   unauthorized(attempt: AuthAttempt & { sent: Record<string, string> }): Promise<boolean>;
@@ -205,83 +213,6 @@ async function readLimited(body: Readable, limit: number): Promise<string> {
   return Buffer.concat(chunks).subarray(0, limit).toString("utf8");
 }
 
-/** A reply longer than the client reads into memory. */
-class ReplyTooLarge extends Error {}
-
-/** The connection failed while the body arrived, after `received` bytes. */
-class BodyCutOff extends Error {
-  constructor(
-    readonly received: number,
-    cause: unknown,
-  ) {
-    super("reply cut off", { cause });
-  }
-}
-
-function ignore() {}
-
-/** Drops a body unread; undici reports that as an error event, which nobody else listens to here. */
-function discard(body: Readable) {
-  body.on("error", () => {});
-  body.destroy();
-}
-
-/**
- * Reads a whole reply body, at most `limit` bytes: a declared Content-Length beyond it is refused before
- * reading, and an undeclared one as soon as it passes the limit (the connection is dropped).
- */
-function readCapped(body: Readable, declared: string | undefined, limit: number): Promise<Buffer> {
-  if (declared !== undefined && Number(declared) > limit) {
-    discard(body);
-    return Promise.reject(new ReplyTooLarge());
-  }
-  // Plain 'data'/'end' listeners rather than `for await`: the async iterator costs a promise and several
-  // stream hooks per chunk, and this runs for every reply of every tool call (a measurable share of the
-  // MCP overhead on loopback). The outcomes are the iterator's: a stream closed before its end is a
-  // premature close, an error names its cause, and the byte count is what had arrived.
-  const prematureClose = () =>
-    Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" });
-  // Torn down before anyone read it: as the iterator would say. Its 'error' may still be on its way (it is
-  // emitted on the next tick), and an 'error' nobody listens to would throw.
-  if (body.errored || body.destroyed) {
-    body.on("error", ignore);
-    return Promise.reject(new BodyCutOff(0, body.errored ?? prematureClose()));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const settle = (err?: Error) => {
-      done = true;
-      body.off("data", onData);
-      body.off("end", onEnd);
-      body.off("close", onClose);
-      if (err) reject(err);
-      else resolve(Buffer.concat(chunks, size));
-    };
-    const onData = (chunk: Buffer | string) => {
-      const b = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      size += b.length;
-      if (size > limit) {
-        settle(new ReplyTooLarge());
-        discard(body);
-        return;
-      }
-      chunks.push(b);
-    };
-    const onEnd = () => settle();
-    // Stays attached once settled: a later 'error' from this stream must not go unheard (it would throw).
-    const onError = (err: Error) => {
-      if (!done) settle(new BodyCutOff(size, err));
-    };
-    const onClose = () => settle(new BodyCutOff(size, prematureClose()));
-    body.on("data", onData);
-    body.once("end", onEnd);
-    body.on("error", onError);
-    body.once("close", onClose);
-  });
-}
-
 function formatBytes(n: number): string {
   return n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
 }
@@ -340,6 +271,9 @@ function expectedFormat(accept: string | undefined): string {
   return xml && json ? "XML or JSON" : json ? "JSON" : xml ? "XML" : "what was asked for";
 }
 
+/** Why a complete reply cannot be used; HttpClient.request turns it into an UnexpectedResponseError. */
+class Unreadable extends Error {}
+
 /**
  * Turns a complete body into the reply the caller asked for: XML parsed, JSON parsed, text, or bytes.
  * Anything unreadable is refused with what was wrong (an HTML page, a cut-off document, broken JSON).
@@ -349,23 +283,22 @@ function decodeReply<T>(
   status: number,
   headers: Record<string, string>,
   req: RequestOptions,
-  unreadable: (detail: string, cause?: unknown) => Error,
 ): HttpResponse<T> {
   const type = (headers["content-type"] ?? "").toLowerCase();
   const responseType = req.responseType ?? "auto";
   const reply = (data: unknown, text?: string) =>
-    ({ status, headers, data, ...(text !== undefined ? { text } : {}) }) as HttpResponse<T>;
+    (text !== undefined ? { status, headers, data, text } : { status, headers, data }) as HttpResponse<T>;
   if (responseType === "buffer") return reply(buf);
   const text = buf.toString("utf8");
   if (responseType === "text") return reply(text, text);
   const wantsHtml = /html/i.test(req.accept ?? "");
   if (!wantsHtml && (type.includes("html") || (!isJsonType(type) && HTML_START.test(text.slice(0, 1024)))))
-    throw unreadable(htmlDetail(text, expectedFormat(req.accept)));
+    throw new Unreadable(htmlDetail(text, expectedFormat(req.accept)));
   if (isXmlType(type) || (!type && text.trimStart().startsWith("<"))) {
     try {
       return reply(parseXml(text), text);
     } catch (err) {
-      throw unreadable(xmlDetail(text, err), err);
+      throw new Unreadable(xmlDetail(text, err), { cause: err });
     }
   }
   if (isJsonType(type)) {
@@ -374,11 +307,11 @@ function decodeReply<T>(
       return reply(JSON.parse(text), text);
     } catch (err) {
       const cut = /end of (?:JSON )?input|Unterminated/i.test((err as Error).message);
-      throw unreadable(
+      throw new Unreadable(
         cut
           ? `the reply was cut off: the JSON document ends early (${buf.length} bytes)`
           : `the reply is not readable JSON (${(err as Error).message.slice(0, 120)})`,
-        err,
+        { cause: err },
       );
     }
   }
@@ -434,6 +367,26 @@ export function resolveServiceTarget(
     throw refuse("outside the service's API");
   const path = u.pathname + u.search;
   return { path, url: u.origin + path };
+}
+
+/** A reply as the request loop sees it: read whole, or (a download) its head with the body as a stream. */
+interface Reply extends BufferedReply {
+  stream?: Dispatcher.ResponseData["body"];
+}
+
+/** What a request's errors name. */
+interface Where {
+  req: RequestOptions;
+  method: HttpMethod;
+  path: string;
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const EMPTY = Buffer.alloc(0);
+
+/** The message of an error reply: read already, or the first MAX_ERROR_BODY bytes of a download's body. */
+async function errorText(reply: Reply): Promise<string> {
+  return reply.stream ? readLimited(reply.stream, MAX_ERROR_BODY) : reply.body.toString("utf8");
 }
 
 export class HttpClient {
@@ -530,38 +483,87 @@ export class HttpClient {
       body = f.toString();
       headers["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";
     }
-    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+    if (req.headers) for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k] as string;
     const replayable = !(body && typeof body === "object" && "pipe" in body);
     const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(method);
     const mayRetry = idempotent && replayable;
-    const useAuth = req.auth !== false && this.authHook !== undefined;
+    const hook = req.auth !== false ? this.authHook : undefined;
     const attemptCtx: AuthAttempt = { operation: req.operation, idempotent, signal: req.signal };
-    const fail = (
-      init: Omit<ConstructorParameters<typeof ServiceError>[0], "operation" | "method" | "path">,
-    ) => new ServiceError({ operation: req.operation, method, path, ...init });
+    const streamed = req.responseType === "stream";
+    const limit = req.maxBodyBytes ?? this.maxBodyBytes;
+    const where: Where = { req, method, path };
 
     let authRetried = false;
     let attempt = 0;
     for (;;) {
       attempt++;
-      const sent = useAuth && this.authHook ? await this.authHook.headers(attemptCtx) : {};
+      // The session answers at once while its token is fresh: awaiting only a promise saves a microtask turn
+      // on every request.
+      let sent = NO_HEADERS;
+      if (hook) {
+        const h = hook.headers(attemptCtx);
+        sent = h instanceof Promise ? await h : h;
+        // The hook sends the same header names on every attempt: a retry overwrites the previous values.
+        Object.assign(headers, sent);
+      }
       const started = Date.now();
-      let res: Dispatcher.ResponseData;
+      const dispatch: Dispatcher.DispatchOptions = {
+        method,
+        path,
+        headers,
+        body: body ?? null,
+        idempotent,
+        // headersTimeout and bodyTimeout are the pool's (set in the constructor), so not repeated here
+      };
+      let reply: Reply;
       try {
-        res = await poolRequest(this.pool, {
-          method,
-          path,
-          headers: { ...headers, ...sent },
-          body: body ?? null,
-          signal: req.signal ?? null,
-          idempotent,
-          headersTimeout: this.opts.headersTimeoutMs,
-          bodyTimeout: this.opts.bodyTimeoutMs,
-        });
+        reply = streamed
+          ? await this.open(dispatch, req.signal, hook, sent)
+          : await requestBuffered(this.pool, dispatch, {
+              method,
+              limit,
+              errorLimit: MAX_ERROR_BODY,
+              passStatus: req.passStatus,
+              signal: req.signal,
+              onSettled: hook?.release ? (hook as Required<AuthHook>) : undefined,
+              sent,
+            });
       } catch (err) {
-        if (useAuth) this.authHook?.release?.(sent);
-        if (req.signal?.aborted)
-          throw fail({ status: 0, detail: "request cancelled", cause: err, attempts: attempt });
+        // The head arrived, then the reply could not be read whole.
+        const headArrived = err instanceof ReplyTooLarge || err instanceof BodyCutOff;
+        if (headArrived) this.logRequest(where, err.status, started, attempt);
+        if (err instanceof ReplyTooLarge)
+          throw this.unreadable(where, err.status, attempt, tooLargeDetail(limit));
+        if (req.signal?.aborted) throw this.cancelled(where, err, attempt);
+        if (err instanceof BodyCutOff) {
+          // Retried like a connection that fails before the head.
+          const code = (err.cause as { code?: string } | undefined)?.code ?? "";
+          if (mayRetry && RETRYABLE_BODY_CODES.has(code) && attempt < this.retry.attempts) {
+            const delay = this.backoff(attempt);
+            this.log.warn(
+              {
+                operation: req.operation,
+                method,
+                status: err.status,
+                code,
+                received: err.received,
+                attempt,
+                delayMs: delay,
+              },
+              "reply cut off; retrying",
+            );
+            await this.pause(delay, where, attempt);
+            continue;
+          }
+          throw this.unreadable(
+            where,
+            err.status,
+            attempt,
+            cutOffDetail(err, this.opts.bodyTimeoutMs),
+            err.cause,
+            true,
+          );
+        }
         const code = (err as { code?: string }).code ?? "";
         if (mayRetry && RETRYABLE_CODES.has(code) && attempt < this.retry.attempts) {
           const delay = this.backoff(attempt);
@@ -569,33 +571,28 @@ export class HttpClient {
             { operation: req.operation, method, code, attempt, delayMs: delay },
             "connection failed; retrying",
           );
-          await this.pause(delay, req.signal, fail, attempt);
+          await this.pause(delay, where, attempt);
           continue;
         }
-        throw fail({
+        throw this.failure(where, {
           status: 0,
           detail: `could not reach the service (${code || (err as Error).message})`,
           cause: err,
           attempts: attempt,
         });
       }
-      if (useAuth) this.authHook?.release?.(sent);
-      const status = res.statusCode;
-      const resHeaders = headerRecord(res.headers);
-      this.log.debug(
-        { operation: req.operation, method, status, ms: Date.now() - started, attempt },
-        "service request",
-      );
+      const { status, headers: resHeaders } = reply;
+      this.logRequest(where, status, started, attempt);
 
-      if (status === 401 && useAuth && !authRetried && this.authHook && !req.passStatus?.includes(401)) {
-        const text = await readLimited(res.body, MAX_ERROR_BODY);
+      if (status === 401 && hook && !authRetried && !req.passStatus?.includes(401)) {
+        const text = await errorText(reply);
         authRetried = true;
-        const retryOk = await this.authHook.unauthorized({ ...attemptCtx, sent });
+        const retryOk = await hook.unauthorized({ ...attemptCtx, sent });
         if (retryOk && mayRetry) {
           attempt--; // a re-authentication is not one of the bounded transport retries
           continue;
         }
-        throw fail({
+        throw this.failure(where, {
           status,
           serviceMessage: serviceMessageFrom(text, resHeaders["content-type"]),
           detail: "the service refused the access token",
@@ -606,21 +603,21 @@ export class HttpClient {
       if (RETRYABLE_STATUS.has(status) && mayRetry && attempt < this.retry.attempts) {
         const retryAfter = parseRetryAfter(resHeaders["retry-after"]);
         if (retryAfter === undefined || retryAfter <= this.retry.maxRetryAfterMs) {
-          await res.body.dump().catch(() => {});
+          await reply.stream?.dump().catch(() => {});
           const delay = retryAfter ?? this.backoff(attempt);
           this.log.warn(
             { operation: req.operation, method, status, attempt, delayMs: delay },
             "service busy or unavailable; retrying",
           );
-          await this.pause(delay, req.signal, fail, attempt);
+          await this.pause(delay, where, attempt);
           continue;
         }
       }
 
-      if ((status >= 400 || (status >= 300 && status !== 304)) && !req.passStatus?.includes(status)) {
-        const text = await readLimited(res.body, MAX_ERROR_BODY);
+      if (isErrorStatus(status, req.passStatus)) {
+        const text = await errorText(reply);
         const serviceMessage = serviceMessageFrom(text, resHeaders["content-type"]);
-        throw fail({
+        throw this.failure(where, {
           status,
           serviceMessage,
           missingEndpoint:
@@ -630,73 +627,91 @@ export class HttpClient {
         });
       }
 
-      const responseType = req.responseType ?? "auto";
-      if (responseType === "stream") return { status, headers: resHeaders, data: res.body as T };
+      if (reply.stream) return { status, headers: resHeaders, data: reply.stream as T };
       if (status === 204 || status === 205 || status === 304 || method === "HEAD") {
-        await res.body.dump().catch(() => {});
         return { status, headers: resHeaders, data: undefined as T };
       }
-      const unreadable = (detail: string, cause?: unknown, network = false) =>
-        new UnexpectedResponseError({
-          status,
-          operation: req.operation,
-          method,
-          path,
-          detail,
-          cause,
-          attempts: attempt,
-          network,
-        });
-      const limit = req.maxBodyBytes ?? this.maxBodyBytes;
-      let buf: Buffer;
       try {
-        // Inside the loop: a connection that drops while the body arrives is retried like one that
-        // drops before the headers.
-        buf = await readCapped(res.body, resHeaders["content-length"], limit);
+        return decodeReply<T>(reply.body, status, resHeaders, req);
       } catch (err) {
-        if (err instanceof ReplyTooLarge) throw unreadable(tooLargeDetail(limit));
-        if (req.signal?.aborted)
-          throw fail({ status: 0, detail: "request cancelled", cause: err, attempts: attempt });
-        const cut = err instanceof BodyCutOff ? err : new BodyCutOff(0, err);
-        const code = (cut.cause as { code?: string } | undefined)?.code ?? "";
-        if (mayRetry && RETRYABLE_BODY_CODES.has(code) && attempt < this.retry.attempts) {
-          const delay = this.backoff(attempt);
-          this.log.warn(
-            {
-              operation: req.operation,
-              method,
-              status,
-              code,
-              received: cut.received,
-              attempt,
-              delayMs: delay,
-            },
-            "reply cut off; retrying",
-          );
-          await this.pause(delay, req.signal, fail, attempt);
-          continue;
-        }
-        throw unreadable(cutOffDetail(cut, this.opts.bodyTimeoutMs), cut.cause, true);
+        if (!(err instanceof Unreadable)) throw err;
+        throw this.unreadable(where, status, attempt, err.message, err.cause);
       }
-      return decodeReply<T>(buf, status, resHeaders, req, unreadable);
     }
   }
+
+  /** A download: the head, with the body left as a stream for the caller (or read here if it is an error). */
+  private async open(
+    dispatch: Dispatcher.DispatchOptions,
+    signal: AbortSignal | undefined,
+    hook: AuthHook | undefined,
+    sent: Record<string, string>,
+  ): Promise<Reply> {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await poolRequest(this.pool, { ...dispatch, signal: signal ?? null });
+    } finally {
+      hook?.release?.(sent);
+    }
+    return { status: res.statusCode, headers: headerRecord(res.headers), body: EMPTY, stream: res.body };
+  }
+
+  private logRequest(where: Where, status: number, started: number, attempt: number): void {
+    // ms: until the reply was read (a download: until its head arrived)
+    this.log.debug(
+      { operation: where.req.operation, method: where.method, status, ms: Date.now() - started, attempt },
+      "service request",
+    );
+  }
+
+  private failure(
+    where: Where,
+    init: Omit<ConstructorParameters<typeof ServiceError>[0], "operation" | "method" | "path">,
+  ): ServiceError {
+    return new ServiceError({
+      operation: where.req.operation,
+      method: where.method,
+      path: where.path,
+      ...init,
+    });
+  }
+
+  private cancelled(where: Where, cause: unknown, attempt: number): ServiceError {
+    return this.failure(where, { status: 0, detail: "request cancelled", cause, attempts: attempt });
+  }
+
+  /** A reply that arrived but cannot be used (too large, cut off, not what was asked for). */
+  private unreadable(
+    where: Where,
+    status: number,
+    attempt: number,
+    detail: string,
+    cause?: unknown,
+    network = false,
+  ): UnexpectedResponseError {
+    return new UnexpectedResponseError({
+      status,
+      operation: where.req.operation,
+      method: where.method,
+      path: where.path,
+      detail,
+      cause,
+      attempts: attempt,
+      network,
+    });
+  }
+
   /** Exponential back-off with jitter: base·2^(n-1), capped, scaled by a random 50–100 %. */
   private backoff(attempt: number): number {
     const exp = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (attempt - 1));
     return Math.round(exp * (0.5 + this.random() * 0.5));
   }
 
-  private async pause(
-    ms: number,
-    signal: AbortSignal | undefined,
-    fail: (init: { status: number; detail: string; cause?: unknown; attempts: number }) => ServiceError,
-    attempt: number,
-  ) {
+  private async pause(ms: number, where: Where, attempt: number) {
     try {
-      await this.sleep(ms, signal);
+      await this.sleep(ms, where.req.signal);
     } catch (err) {
-      throw fail({ status: 0, detail: "request cancelled", cause: err, attempts: attempt });
+      throw this.cancelled(where, err, attempt);
     }
   }
 

@@ -206,6 +206,8 @@ export class Session {
   #pending: Promise<void> | undefined;
   #challenge: { error: ChallengeRequired; twoFactor?: TwoFactorOutcome } | undefined;
   #inFlight = new Map<string, number>();
+  /** The auth header of the current token (see #headersFor). */
+  #sentFor: { grant: TokenGrant; headers: Record<string, string> } | undefined;
   #drainWaiters: (() => void)[] = [];
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -377,28 +379,32 @@ export class Session {
    */
   async #acquire(count: boolean): Promise<TokenGrant> {
     for (;;) {
-      if (this.#closed) throw new Error("The session is closed");
-      if (this.#pending) {
-        await this.#pending;
-        continue;
-      }
-      if (this.#challenge) throw this.#challenge.error;
-      const now = this.#clock();
-      if (this.#refused && now - this.#refused.at < REFUSED_SIGN_IN_COOLDOWN_MS) throw this.#refused.error;
-      const cur = this.#current;
-      if (
-        cur &&
-        !this.#lifetimeOver(now) &&
-        now < cur.expiresAt - refreshMargin(cur.expiresAt - cur.issuedAt)
-      ) {
-        if (count) {
-          const t = cur.grant.accessToken();
-          this.#inFlight.set(t, (this.#inFlight.get(t) ?? 0) + 1);
-        }
-        return cur.grant;
-      }
-      await this.#run(() => this.#renew());
+      const grant = this.#ready(count);
+      if (grant) return grant;
+      if (this.#pending) await this.#pending;
+      else await this.#run(() => this.#renew());
     }
+  }
+
+  /**
+   * The current token when it is good for a request now (counted in flight when `count`), undefined when a
+   * login or refresh must come first; throws when the session cannot serve requests. Synchronous, so the
+   * common case (a fresh token) costs a request no await at all.
+   */
+  #ready(count: boolean): TokenGrant | undefined {
+    if (this.#closed) throw new Error("The session is closed");
+    if (this.#pending) return undefined;
+    if (this.#challenge) throw this.#challenge.error;
+    const now = this.#clock();
+    if (this.#refused && now - this.#refused.at < REFUSED_SIGN_IN_COOLDOWN_MS) throw this.#refused.error;
+    const cur = this.#current;
+    if (!cur || this.#lifetimeOver(now) || now >= cur.expiresAt - refreshMargin(cur.expiresAt - cur.issuedAt))
+      return undefined;
+    if (count) {
+      const t = cur.grant.accessToken();
+      this.#inFlight.set(t, (this.#inFlight.get(t) ?? 0) + 1);
+    }
+    return cur.grant;
   }
 
   #release(token: string | undefined) {
@@ -641,11 +647,20 @@ export class Session {
     this.#timer.unref();
   }
 
+  /** The header that carries `grant`'s token, built once per token. */
+  #headersFor(grant: TokenGrant): Record<string, string> {
+    if (this.#sentFor?.grant !== grant)
+      this.#sentFor = { grant, headers: { [TOKEN_HEADER]: grant.accessToken() } };
+    return this.#sentFor.headers;
+  }
+
   #hook(): AuthHook {
     return {
-      headers: async (_attempt: AuthAttempt) => {
-        const grant = await this.#acquire(true);
-        return { [TOKEN_HEADER]: grant.accessToken() };
+      headers: (_attempt: AuthAttempt) => {
+        // A fresh token: its headers at once (the same object while the token lasts; nobody changes it).
+        const grant = this.#ready(true);
+        if (grant) return this.#headersFor(grant);
+        return this.#acquire(true).then((g) => this.#headersFor(g));
       },
       release: (sent) => this.#release(sent[TOKEN_HEADER]),
       unauthorized: async ({ sent, idempotent }) => {

@@ -254,6 +254,17 @@ describe("replies cut off, unreadable or too large (raw test server)", () => {
       for (let i = 0; i < 4; i++) res.write("x".repeat(1024));
       res.end();
     });
+    /** Headers and a first part of the body, then nothing more: the reply never ends. */
+    const stalling =
+      (status: number): Handler =>
+      (_req, res) => {
+        res.statusCode = status;
+        res.setHeader("content-type", "application/xml");
+        res.setHeader("x-repeated", ["one", "two"]);
+        res.write(`<error><message>kept busy</message>${"x".repeat(70 * 1024)}`);
+      };
+    srv.on("/api/stall-200", stalling(200));
+    srv.on("/api/stall-500", stalling(500));
     srv.on("/api/nine-mib", (_req, res) => {
       res.setHeader("content-type", "application/json");
       const chunk = "x".repeat(1024 * 1024);
@@ -337,6 +348,34 @@ describe("replies cut off, unreadable or too large (raw test server)", () => {
     for await (const c of streamed.data as AsyncIterable<Buffer>) bytes += c.length;
     expect(bytes).toBe(4096);
     await small.close();
+  });
+
+  it("cancels a request whose reply stops half way when its signal aborts", async () => {
+    const ctl = new AbortController();
+    const pending = catchErr(get("/api/stall-200", { signal: ctl.signal }));
+    await new Promise((r) => setTimeout(r, 50));
+    ctl.abort();
+    const err = (await pending) as ServiceError;
+    expect(err.status).toBe(0);
+    expect(err.detail).toBe("request cancelled");
+    expect(srv.seen).toHaveLength(1);
+  });
+
+  it("reads an error reply for its message only, without waiting for its end", async () => {
+    const err = (await catchErr(get("/api/stall-500", { method: "POST" }))) as ServiceError;
+    expect(err.status).toBe(500);
+    expect(err.serviceMessage).toBe("kept busy");
+  });
+
+  it("joins a repeated reply header with commas", async () => {
+    srv.on("/api/repeated", (_req, res) => {
+      res.setHeader("x-repeated", ["one", "two"]);
+      res.setHeader("content-type", "text/plain");
+      res.end("fine");
+    });
+    const res = await get("/api/repeated");
+    expect(res.headers["x-repeated"]).toBe("one, two");
+    expect(res.data).toBe("fine");
   });
 
   it("caps parsed replies at 8 MiB by default", async () => {
