@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
 import { XMLValidator } from "fast-xml-parser";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isbn13 } from "../../repository/seed/demo-tree.js";
 import { crc32, csvFile, pdfFile, pngFile, wavFile, zlibStored } from "../../repository/seed/files.js";
 import { Prng, uuidFrom } from "../../repository/seed/ids.js";
@@ -29,16 +28,7 @@ import { ContentStore } from "../../repository/store/content-store.js";
 import { type Db, openDatabase } from "../../repository/store/db.js";
 import { reindexEntity } from "../../repository/store/entities/write.js";
 import { startTestRepository } from "../helpers/repository.js";
-
-const temps: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "seed-test-"));
-  temps.push(d);
-  return d;
-}
-afterAll(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
-});
+import { tempDir } from "../helpers/temp-dir.js";
 
 interface Store {
   db: Db;
@@ -46,7 +36,7 @@ interface Store {
   contentDir: string;
 }
 function freshStore(): Store {
-  const contentDir = join(tempDir(), "content");
+  const contentDir = join(tempDir("seed-test-"), "content");
   return { db: openDatabase(null), content: new ContentStore(contentDir), contentDir };
 }
 
@@ -667,7 +657,7 @@ describe("synthetic seed", () => {
 
 describe("repository start-up with the demo seed", () => {
   it("seeds an empty data directory once and restarts on it without reseeding", async () => {
-    const dataDir = tempDir();
+    const dataDir = tempDir("seed-test-");
     const first = await startTestRepository({ dataDir, seed: "demo" });
     try {
       expect(first.seeded).toBe(true);

@@ -1,12 +1,12 @@
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { spawnRepository, stopAllSpawned } from "../../helpers/process.js";
 import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { accepted, progress, settled } from "../writes/structure-helpers.js";
 import { buildZip, children, hash, uploadPackage } from "./ingest-helpers.js";
 
@@ -21,16 +21,13 @@ import { buildZip, children, hash, uploadPackage } from "./ingest-helpers.js";
  */
 
 const FILES = 30;
-const dirs: string[] = [];
 
 afterAll(async () => {
   await stopAllSpawned();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function buildDataDir(): { dir: string; folder: string } {
-  const dir = mkdtempSync(join(tmpdir(), "ingest-crash-"));
-  dirs.push(dir);
+  const dir = tempDir("ingest-crash-");
   const db = openDatabase(dir);
   const folder = insertEntity(db, {
     type: "SO",

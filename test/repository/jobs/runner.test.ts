@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ActionKind } from "../../../repository/jobs/action-kind.js";
 import { ACTION_KINDS } from "../../../repository/jobs/kinds.js";
@@ -8,6 +5,7 @@ import { type RunningRepository, startRepository } from "../../../repository/ser
 import { type ActionItemRow, getAction, handledRefs } from "../../../repository/store/actions/read.js";
 import { createAction, recordItems } from "../../../repository/store/actions/write.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /**
  * The action runner: bounded concurrency, work off the request path, resumption after a restart
@@ -15,11 +13,9 @@ import { authed, login } from "../../helpers/repository.js";
  * items in batches, as real kinds do.
  */
 
-const dirs: string[] = [];
 const repos: RunningRepository[] = [];
 afterEach(async () => {
   for (const r of repos.splice(0)) await r.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
 async function start(dataDir: string, actionConcurrency?: number): Promise<RunningRepository> {
@@ -72,8 +68,7 @@ function newAction(repo: RunningRepository, n: number, kind = "test-count"): str
 
 describe("the action runner", () => {
   it("runs actions off the request path and stores COMPLETED with the counts", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "runner-"));
-    dirs.push(dir);
+    const dir = tempDir("runner-");
     const repo = await start(dir);
     const id = newAction(repo, 95);
     repo.svc.actions.submit(id);
@@ -88,8 +83,7 @@ describe("the action runner", () => {
   });
 
   it("runs at most `actionConcurrency` actions at once", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "runner-"));
-    dirs.push(dir);
+    const dir = tempDir("runner-");
     const repo = await start(dir, 2);
     peak = 0;
     const ids = Array.from({ length: 6 }, () => newAction(repo, 200));
@@ -100,8 +94,7 @@ describe("the action runner", () => {
   });
 
   it("leaves an action ACTIVE on stop, then resumes it at the next start without repeating items", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "runner-"));
-    dirs.push(dir);
+    const dir = tempDir("runner-");
     const first = await start(dir);
     let release = () => {};
     gate = new Promise((r) => {
@@ -126,8 +119,7 @@ describe("the action runner", () => {
   });
 
   it("marks an interrupted action of a kind it does not know FAILED, saying why", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "runner-"));
-    dirs.push(dir);
+    const dir = tempDir("runner-");
     const first = await start(dir);
     const id = newAction(first, 5, "from-a-newer-version");
     await first.close();
@@ -142,8 +134,7 @@ describe("the action runner", () => {
 
 describe("cancelling an action", () => {
   it("stops a running action at its next batch, keeping what it did, and marks it CANCELLED", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "runner-"));
-    dirs.push(dir);
+    const dir = tempDir("runner-");
     const repo = await start(dir);
     let release = () => {};
     gate = new Promise((r) => {
@@ -162,8 +153,7 @@ describe("cancelling an action", () => {
   });
 
   it("takes a queued action off the queue before it starts", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "runner-"));
-    dirs.push(dir);
+    const dir = tempDir("runner-");
     const repo = await start(dir, 1);
     const first = newAction(repo, 50);
     const second = newAction(repo, 50);

@@ -1,20 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ContentStore } from "../../../repository/store/content-store.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /** The content store's own housekeeping: half-written uploads left by a crash. */
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
 describe("the content store at start-up", () => {
   it("removes uploads a crash left half-written a day ago, and keeps recent ones (another process may own them)", () => {
-    const root = mkdtempSync(join(tmpdir(), "content-store-"));
-    dirs.push(root);
+    const root = tempDir("content-store-");
     const incoming = join(root, ".incoming");
     mkdirSync(incoming, { recursive: true });
     const stale = join(incoming, "stale.part");
@@ -30,8 +24,7 @@ describe("the content store at start-up", () => {
   });
 
   it("stores by SHA-256 with all four fixities, and streams the same blob to the same place", async () => {
-    const root = mkdtempSync(join(tmpdir(), "content-store-"));
-    dirs.push(root);
+    const root = tempDir("content-store-");
     const store = new ContentStore(root);
     const bytes = Buffer.from("Minutes of the Harbour Board, 1887");
     const a = store.put(bytes);

@@ -1,22 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Db, openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { SCHEMA_1 } from "../../../repository/store/migrations/001-initial.js";
 import { MIGRATIONS, SCHEMA_VERSION, schemaVersion } from "../../../repository/store/migrations/index.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /** Numbered migrations: a fresh store and one written by the first release both end up current. */
-
-const dirs: string[] = [];
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), "migrations-test-"));
-  dirs.push(d);
-  return d;
-}
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
 
 const tables = (db: Db) =>
   (
@@ -32,7 +21,7 @@ describe("schema migrations", () => {
   });
 
   it("brings a fresh store to the newest schema", () => {
-    const db = openDatabase(tempDir());
+    const db = openDatabase(tempDir("migrations-test-"));
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     expect(tables(db)).toEqual(
       expect.arrayContaining(["entities", "actions", "action_items", "retention_policies"]),
@@ -41,7 +30,7 @@ describe("schema migrations", () => {
   });
 
   it("upgrades a store written by the first release (schema 1) and keeps its data", () => {
-    const dir = tempDir();
+    const dir = tempDir("migrations-test-");
     // Exactly what the first release did on open: its schema, then schema_version 1.
     const old = openDatabaseFile(join(dir, "repository.sqlite"));
     old.exec(SCHEMA_1);
@@ -66,7 +55,7 @@ describe("schema migrations", () => {
   });
 
   it("refuses a store written by a newer program, naming both versions", () => {
-    const dir = tempDir();
+    const dir = tempDir("migrations-test-");
     const db = openDatabase(dir);
     db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1));
     db.close();
@@ -76,7 +65,7 @@ describe("schema migrations", () => {
   });
 
   it("leaves the store as it was when a migration fails part-way", () => {
-    const dir = tempDir();
+    const dir = tempDir("migrations-test-");
     const old = openDatabaseFile(join(dir, "repository.sqlite"));
     old.exec(SCHEMA_1);
     old.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', '1')").run();

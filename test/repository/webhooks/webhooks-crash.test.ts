@@ -1,12 +1,11 @@
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { runCli, spawnRepository, stopAllSpawned } from "../../helpers/process.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { accepted, E, putText, settled } from "../writes/structure-helpers.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
@@ -18,18 +17,15 @@ import { type Receiver, startReceiver } from "./receiver.js";
  */
 
 const SECRET = "crash-test-secret";
-const dirs: string[] = [];
 const receivers: Receiver[] = [];
 
 afterAll(async () => {
   await stopAllSpawned();
   await Promise.all(receivers.map((r) => r.close()));
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function buildDataDir(): { dir: string; item: string; dest: string } {
-  const dir = mkdtempSync(join(tmpdir(), "webhook-crash-"));
-  dirs.push(dir);
+  const dir = tempDir("webhook-crash-");
   const db = openDatabase(dir);
   const out = db.transaction(() => {
     const created = "2020-01-01T00:00:00.000Z";

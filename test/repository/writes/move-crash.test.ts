@@ -1,12 +1,11 @@
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase, openDatabaseFile } from "../../../repository/store/db.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { spawnRepository, stopAllSpawned } from "../../helpers/process.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { accepted, E, progress, putText, settled } from "./structure-helpers.js";
 
 /**
@@ -20,16 +19,13 @@ import { accepted, E, progress, putText, settled } from "./structure-helpers.js"
  */
 
 const CHILDREN = 2000;
-const dirs: string[] = [];
 
 afterAll(async () => {
   await stopAllSpawned();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function buildDataDir(): { dir: string; source: string; dest: string; children: string[] } {
-  const dir = mkdtempSync(join(tmpdir(), "move-crash-"));
-  dirs.push(dir);
+  const dir = tempDir("move-crash-");
   const db = openDatabase(dir);
   const out = db.transaction(() => {
     const created = "2020-01-01T00:00:00.000Z";
