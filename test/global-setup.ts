@@ -12,9 +12,9 @@ import { TEMPLATE_SEEDS, TEMPLATES_ENV } from "./helpers/templates.js";
  * migrations, hashing the demo users' passwords and seeding the demo collection again, which a fresh store
  * costs each of ~150 files (about a second each on an idle 2-core machine, several under load).
  *
- * The templates are in a folder of the run's own (removed after the last file), which also holds each test
- * file's temporary directory (test/helpers/file-end.ts): one left there is a file's whose worker died before
- * its check, and that file failed already.
+ * The templates are in a folder of the run's own (removed after the last file, or when the run is interrupted),
+ * which also holds each test file's temporary directory (test/helpers/file-end.ts): one left there is a file's
+ * whose worker died before its check, and that file failed already.
  */
 export default async function setup(): Promise<() => void> {
   const run = mkdtempSync(join(tmpdir(), "pmcp-tests-"));
@@ -33,5 +33,16 @@ export default async function setup(): Promise<() => void> {
   }
   process.env[TEMPLATES_ENV] = root;
   process.env[RUN_FOLDER_ENV] = run;
-  return () => rmSync(run, { recursive: true, force: true });
+  // An interrupted run (Ctrl-C, SIGTERM) exits without the teardown: the folder goes then too, as far as it can
+  // while the workers' children may still be writing in it.
+  const removeOnExit = () => {
+    try {
+      rmSync(run, { recursive: true, force: true, maxRetries: 2 });
+    } catch {}
+  };
+  process.once("exit", removeOnExit);
+  return () => {
+    process.off("exit", removeOnExit);
+    rmSync(run, { recursive: true, force: true });
+  };
 }
