@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startRepository } from "../repository/server.js";
 import { openSqlite } from "../repository/store/sqlite/open.js";
-import { RUN_FOLDER_ENV } from "./helpers/temp-dir.js";
+import { OUTER_TMPDIR_ENV, RUN_FOLDER_ENV } from "./helpers/temp-dir.js";
 import { TEMPLATE_SEEDS, TEMPLATES_ENV } from "./helpers/templates.js";
 
 /**
@@ -33,6 +33,7 @@ export default async function setup(): Promise<() => void> {
   }
   process.env[TEMPLATES_ENV] = root;
   process.env[RUN_FOLDER_ENV] = run;
+  process.env[OUTER_TMPDIR_ENV] = tmpdir();
   // An interrupted run (Ctrl-C, SIGTERM) exits without the teardown: the folder goes then too, as far as it can
   // while the workers' children may still be writing in it.
   const removeOnExit = () => {

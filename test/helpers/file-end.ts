@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
-import { OUTER_TMPDIR_ENV, RUN_FOLDER_ENV, removeTempDirs } from "./temp-dir.js";
+import { RUN_FOLDER_ENV, removeTempDirs } from "./temp-dir.js";
 
 /**
  * Runs before each test file of both projects (vitest.config.ts). The file gets a temporary directory of its
@@ -11,18 +11,18 @@ import { OUTER_TMPDIR_ENV, RUN_FOLDER_ENV, removeTempDirs } from "./temp-dir.js"
  * (vitest runs `afterAll` hooks in reverse), once the file's own hooks have closed what used the folders:
  * it removes what tempDir made, and whatever else is left fails the file, named, so that a test that
  * forgets its clean-up is caught here rather than by someone finding /tmp full. The folder goes either way.
- * A folder per file, not per run, because two files run at once (one per worker).
+ * A folder per file, not per run, because two files run at once (one per worker). Vitest runs no `afterAll`
+ * for a file whose tests are all skipped: its folder then goes with the run's (test/global-setup.ts), and the
+ * next file sets TMPDIR anew all the same.
  */
 const tmpdirBefore = process.env.TMPDIR;
 const fileTmp = mkdtempSync(join(process.env[RUN_FOLDER_ENV] ?? tmpdir(), "file-"));
-process.env[OUTER_TMPDIR_ENV] = tmpdir();
 process.env.TMPDIR = fileTmp;
 
 afterAll(() => {
   removeTempDirs();
   if (tmpdirBefore === undefined) delete process.env.TMPDIR;
   else process.env.TMPDIR = tmpdirBefore;
-  delete process.env[OUTER_TMPDIR_ENV];
   const left = readdirSync(fileTmp);
   rmSync(fileTmp, { recursive: true, force: true });
   if (left.length > 0) {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 /** Names the run's own folder (test/global-setup.ts), where each test file gets its temporary directory. */
 export const RUN_FOLDER_ENV = "PMCP_TEST_RUN";
 
-/** Names the temporary directory as it was before the test file got its own (test/helpers/file-end.ts). */
+/** Names the system's temporary directory, as it was before the run gave each test file its own. */
 export const OUTER_TMPDIR_ENV = "PMCP_TEST_OUTER_TMPDIR";
 
 /**
