@@ -3,7 +3,7 @@ import { outboxDir } from "./outbox.js";
 import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords } from "./seed.js";
 import { DEFAULT_API_VERSION, type SeedChoice, startRepository } from "./server.js";
 
-/** `preservation-mcp repository ...`: runs the repository service until SIGINT/SIGTERM. */
+/** `preservation-mcp repository ...`: runs the repository service until SIGINT, SIGTERM or SIGHUP. */
 
 export const REPOSITORY_USAGE = `Usage: preservation-mcp repository [options]
 
@@ -124,6 +124,17 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
     webhookHosts: parseHosts(String(values["webhook-hosts"])),
     ...(Number(latency) > 0 ? { faults: { latencyMs: Number(latency) } } : {}),
   });
+  // Stopped by Ctrl-C, a kill, or its terminal closing (SIGHUP): each closes the store and removes a temporary
+  // data directory, which the signal's default action would leave behind. Listened for before the banner says
+  // the service is ready: whoever reads it may stop the service at once.
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      for (const signal of signals) process.off(signal, stop);
+      repo.close().then(resolve, resolve);
+    };
+    for (const signal of signals) process.on(signal, stop);
+  });
   // A script may read the first line and close the pipe (`| head -1`): keep serving rather than die of EPIPE.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") throw err;
@@ -140,13 +151,5 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
       `ready in ${Date.now() - started} ms${repo.seeded ? " (seeded)" : ""}\n`,
   );
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      repo.close().then(resolve, resolve);
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
-  });
+  await stopped;
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -55,6 +56,25 @@ describe("the repository service process", () => {
     } finally {
       rmSync(shared, { recursive: true, force: true });
     }
+  });
+
+  it("removes its temporary data directory however it is stopped: Ctrl-C, a kill, its terminal closing", async () => {
+    await Promise.all(
+      (["SIGINT", "SIGTERM", "SIGHUP"] as const).map(async (signal) => {
+        const repo = await spawnRepository(["--seed", "none"]);
+        const dir = repo.stdout().match(/^data: (.+) \(temporary, removed on exit\)$/m)?.[1] ?? "";
+        expect(existsSync(dir), repo.stdout()).toBe(true);
+        const exited = once(repo.child, "exit");
+        repo.child.kill(signal);
+        const [code, killedBy] = await exited;
+        expect({ signal, code, killedBy, left: existsSync(dir) }).toEqual({
+          signal,
+          code: 0,
+          killedBy: null,
+          left: false,
+        });
+      }),
+    );
   });
 
   it("honours password overrides from the environment", async () => {
