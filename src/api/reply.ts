@@ -16,12 +16,17 @@ export function readReply<T>(origin: ReplyOrigin, reader: () => T): T {
   try {
     return reader();
   } catch (err) {
-    throw new UnexpectedResponseError({
-      ...origin,
-      detail: `unexpected reply: ${(err as Error).message}`,
-      cause: err,
-    });
+    throw unreadableReply(origin, err);
   }
+}
+
+/** The error readReply throws when `err` came out of a reader (for callers that run their reader inline). */
+export function unreadableReply(origin: ReplyOrigin, err: unknown): UnexpectedResponseError {
+  return new UnexpectedResponseError({
+    ...origin,
+    detail: `unexpected reply: ${(err as Error).message}`,
+    cause: err,
+  });
 }
 
 /** `{ key: value }`, or nothing when the value is missing: optional fields stay absent, not undefined. */

@@ -30,11 +30,18 @@ const COLON = 58;
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 9 || c === 13;
 }
+/** ASCII name characters: 1 may start a name (letters, "_"), 2 may only follow (digits, "-", ".", ":"). */
+const NAME_CHARS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95) NAME_CHARS[c] = 1;
+  else if ((c >= 48 && c <= 57) || c === 45 || c === 46 || c === COLON) NAME_CHARS[c] = 2;
+}
+// `c < 128` keeps the lookup in bounds; it is false for NaN, what charCodeAt gives past the end.
 function isNameStart(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+  return c < 128 && NAME_CHARS[c] === 1;
 }
 function isNameChar(c: number): boolean {
-  return isNameStart(c) || (c >= 48 && c <= 57) || c === 45 || c === 46 || c === COLON;
+  return c < 128 && (NAME_CHARS[c] as number) > 0;
 }
 
 /** Every `&` starts a reference the decoder understands (`&amp;`, `&#65;`, `&#x41;`, `&name;`). */
@@ -57,7 +64,9 @@ const RESERVED = new Set([
   "__lookupSetter__",
 ]);
 function checkedLocal(local: string): string {
-  if (RESERVED.has(local)) throw OUTSIDE;
+  // Every reserved name starts with "_" or a lower-case letter; the service's element names start upper-case.
+  const c = local.charCodeAt(0);
+  if (!(c >= 65 && c <= 90) && RESERVED.has(local)) throw OUTSIDE;
   return local;
 }
 
@@ -65,7 +74,9 @@ class OutsideSubset extends Error {}
 const OUTSIDE = new OutsideSubset();
 
 interface Open {
-  raw: string;
+  /** Where its qualified name starts in the document, and its prefix's length (0: none): for the end tag. */
+  nameStart: number;
+  prefixLength: number;
   local: string;
   el: FastElement;
   attrs: boolean;
@@ -92,6 +103,68 @@ export function parsePlainXml(
   }
 }
 
+// The scanner works on positions in the document with charCodeAt and indexOf, and slices out only what goes
+// into the tree (local names, attribute names, texts): it runs for every reply, so no regular expression per
+// tag and no intermediate strings.
+
+/** Where the name starting at `from` ends; outside the subset unless a name starts there. */
+function nameEnd(xml: string, from: number): number {
+  if (!isNameStart(xml.charCodeAt(from))) throw OUTSIDE;
+  let j = from + 1;
+  while (isNameChar(xml.charCodeAt(j))) j++; // NaN past the end: not a name character
+  return j;
+}
+
+/** Where the prefix's colon is in the qualified name at [start, end), or -1: at most one, not first or last. */
+function colonOf(xml: string, start: number, end: number): number {
+  let colon = -1;
+  for (let k = start; k < end; k++) {
+    if (xml.charCodeAt(k) !== COLON) continue;
+    if (colon >= 0) throw OUTSIDE; // a second colon
+    colon = k;
+  }
+  if (colon === start || colon === end - 1) throw OUTSIDE;
+  return colon;
+}
+
+/** The local name of the qualified name at [start, end) whose colon is at `colon` (-1: none), if not reserved. */
+function localName(xml: string, start: number, end: number, colon: number): string {
+  return checkedLocal(xml.slice(colon < 0 ? start : colon + 1, end));
+}
+
+/** The text at [from, end), trimmed as String.prototype.trim does and with its references decoded. */
+function textAt(xml: string, from: number, end: number, decode: (s: string) => string): string {
+  while (from < end && isSpace(xml.charCodeAt(from))) from++;
+  while (end > from && isSpace(xml.charCodeAt(end - 1))) end--;
+  if (from === end) return "";
+  let t = xml.slice(from, end);
+  // trim() also removes other white space (vertical tab, form feed, no-break and Unicode spaces): rare, so
+  // only looked at when such a character is at either end.
+  if (maybeOtherSpace(t.charCodeAt(0)) || maybeOtherSpace(t.charCodeAt(t.length - 1))) {
+    t = t.trim();
+    if (t === "") return "";
+  }
+  if (t.indexOf("&") < 0) return t;
+  if (BAD_AMPERSAND.test(t)) throw OUTSIDE;
+  return decode(t);
+}
+function maybeOtherSpace(c: number): boolean {
+  return c === 11 || c === 12 || c > 127;
+}
+
+function add(parent: FastElement, name: string, value: FastNode, isList: (localName: string) => boolean) {
+  const existing = Object.hasOwn(parent, name) ? parent[name] : undefined;
+  if (existing === undefined) parent[name] = isList(name) ? [value] : value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else parent[name] = [existing, value];
+}
+
+/** Whether [from, to) is white space only. */
+function blank(xml: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (!isSpace(xml.charCodeAt(k))) return false;
+  return true;
+}
+
 function parse(
   xml: string,
   decode: (s: string) => string,
@@ -108,60 +181,43 @@ function parse(
   const stack: Open[] = [];
   let rootSeen = false;
 
-  const localOf = (raw: string): string => {
-    const colon = raw.indexOf(":");
-    if (colon < 0) return checkedLocal(raw);
-    if (colon === 0 || colon === raw.length - 1 || raw.indexOf(":", colon + 1) >= 0) throw OUTSIDE;
-    return checkedLocal(raw.slice(colon + 1));
-  };
-  const readName = (from: number): number => {
-    if (!isNameStart(xml.charCodeAt(from))) throw OUTSIDE;
-    let j = from + 1;
-    while (j < n && isNameChar(xml.charCodeAt(j))) j++;
-    return j;
-  };
-  const text = (raw: string): string => {
-    const t = raw.trim();
-    if (t.indexOf("&") < 0) return t;
-    if (BAD_AMPERSAND.test(t)) throw OUTSIDE;
-    return decode(t);
-  };
-  const add = (parent: FastElement, name: string, value: FastNode) => {
-    const existing = Object.hasOwn(parent, name) ? parent[name] : undefined;
-    if (existing === undefined) parent[name] = isList(name) ? [value] : value;
-    else if (Array.isArray(existing)) existing.push(value);
-    else parent[name] = [existing, value];
-  };
-
   while (i < n) {
     const lt = xml.indexOf("<", i);
-    const top = stack[stack.length - 1];
-    const segmentEnd = lt < 0 ? n : lt;
-    if (!top) {
-      // Outside the root: whitespace only.
-      for (let j = i; j < segmentEnd; j++) if (!isSpace(xml.charCodeAt(j))) throw OUTSIDE;
-    }
+    const top = stack.length > 0 ? stack[stack.length - 1] : undefined;
+    // Outside the root: whitespace only.
+    if (!top && !blank(xml, i, lt < 0 ? n : lt)) throw OUTSIDE;
     if (lt < 0) break;
     const c = xml.charCodeAt(lt + 1);
     if (c === BANG) {
       // Comments around the root only; DOCTYPE and CDATA are for the full parser.
       if (top || !xml.startsWith("<!--", lt)) throw OUTSIDE;
       const end = xml.indexOf("-->", lt + 4);
-      if (end < 0 || xml.slice(lt + 4, end).includes("--")) throw OUTSIDE;
+      if (end < 0) throw OUTSIDE;
+      // No "--" inside (the terminator's own dashes start at `end`).
+      const dashes = xml.indexOf("--", lt + 4);
+      if (dashes + 2 <= end) throw OUTSIDE;
       i = end + 3;
       continue;
     }
     if (c === QUESTION) throw OUTSIDE;
     if (c === SLASH) {
       if (!top) throw OUTSIDE;
-      const nameEnd = readName(lt + 2);
-      if (xml.slice(lt + 2, nameEnd) !== top.raw) throw OUTSIDE;
-      let j = nameEnd;
-      while (j < n && isSpace(xml.charCodeAt(j))) j++;
+      // The end tag names the open element: the same prefix and local name, and no more name after them.
+      const at = lt + 2;
+      const prefix = top.prefixLength;
+      for (let k = 0; k < prefix; k++) {
+        if (xml.charCodeAt(at + k) !== xml.charCodeAt(top.nameStart + k)) throw OUTSIDE;
+      }
+      const localAt = prefix > 0 ? at + prefix + 1 : at;
+      if (prefix > 0 && xml.charCodeAt(at + prefix) !== COLON) throw OUTSIDE;
+      if (!xml.startsWith(top.local, localAt)) throw OUTSIDE;
+      let j = localAt + top.local.length;
+      if (isNameChar(xml.charCodeAt(j))) throw OUTSIDE;
+      while (isSpace(xml.charCodeAt(j))) j++;
       if (xml.charCodeAt(j) !== GT) throw OUTSIDE;
       stack.pop();
-      const parent = stack[stack.length - 1];
-      close(top, lt, parent);
+      const parent = stack.length > 0 ? stack[stack.length - 1] : undefined;
+      close(xml, top, lt, parent ? parent.el : doc, decode, isList);
       if (parent) parent.from = j + 1;
       i = j + 1;
       continue;
@@ -169,59 +225,64 @@ function parse(
     // A start tag.
     if (top) {
       // Text before a child element: mixed content unless it is whitespace.
-      for (let j = top.from; j < lt; j++) if (!isSpace(xml.charCodeAt(j))) throw OUTSIDE;
+      if (!blank(xml, top.from, lt)) throw OUTSIDE;
     } else if (rootSeen) {
       throw OUTSIDE; // a second root
     }
-    const nameEnd = readName(lt + 1);
-    const raw = xml.slice(lt + 1, nameEnd);
+    const nameStart = lt + 1;
+    const qnameEnd = nameEnd(xml, nameStart);
     const el: FastElement = {};
     let attrs = false;
-    let j = nameEnd;
+    let j = qnameEnd;
     let seen: string[] | undefined;
     for (;;) {
       const before = j;
-      while (j < n && isSpace(xml.charCodeAt(j))) j++;
+      while (isSpace(xml.charCodeAt(j))) j++;
       const ch = xml.charCodeAt(j);
       if (ch === GT || ch === SLASH) break;
-      if (j === before) throw OUTSIDE; // attributes are separated by whitespace
-      const attrEnd = readName(j);
+      if (j === before) throw OUTSIDE; // attributes are separated by whitespace (or the tag ends early)
+      const attrEnd = nameEnd(xml, j);
       const attrName = xml.slice(j, attrEnd);
       j = attrEnd;
-      while (j < n && isSpace(xml.charCodeAt(j))) j++;
+      while (isSpace(xml.charCodeAt(j))) j++;
       if (xml.charCodeAt(j) !== EQ) throw OUTSIDE;
       j++;
-      while (j < n && isSpace(xml.charCodeAt(j))) j++;
+      while (isSpace(xml.charCodeAt(j))) j++;
       const q = xml.charCodeAt(j);
       if (q !== QUOT && q !== APOS) throw OUTSIDE;
-      const valueEnd = xml.indexOf(q === QUOT ? '"' : "'", j + 1);
+      // The value runs to the next quote of its kind and holds no "<".
+      const valueStart = j + 1;
+      const valueEnd = xml.indexOf(q === QUOT ? '"' : "'", valueStart);
       if (valueEnd < 0) throw OUTSIDE;
-      const value = xml.slice(j + 1, valueEnd);
-      if (value.indexOf("<") >= 0) throw OUTSIDE;
+      const nextLt = xml.indexOf("<", valueStart); // soon after the tag, or the value is outside the subset
+      if (nextLt >= 0 && nextLt < valueEnd) throw OUTSIDE;
       j = valueEnd + 1;
       seen ??= [];
       if (seen.includes(attrName)) throw OUTSIDE;
       seen.push(attrName);
       if (attrName === "xmlns" || attrName.startsWith("xmlns:")) {
-        localOf(attrName);
+        const attrStart = attrEnd - attrName.length;
+        localName(xml, attrStart, attrEnd, colonOf(xml, attrStart, attrEnd));
         continue; // namespace declarations are dropped, as removeNSPrefix does
       }
       if (attrName.indexOf(":") >= 0) throw OUTSIDE;
       checkedLocal(attrName);
-      el[`@${attrName}`] = text(value);
+      el[`@${attrName}`] = textAt(xml, valueStart, valueEnd, decode);
       attrs = true;
     }
-    const local = localOf(raw);
+    const colon = colonOf(xml, nameStart, qnameEnd);
+    const local = localName(xml, nameStart, qnameEnd, colon);
     const selfClosing = xml.charCodeAt(j) === SLASH;
     if (selfClosing) {
       if (xml.charCodeAt(j + 1) !== GT) throw OUTSIDE;
       j++;
     }
-    const open: Open = { raw, local, el, attrs, children: false, from: j + 1 };
+    const prefixLength = colon < 0 ? 0 : colon - nameStart;
+    const open: Open = { nameStart, prefixLength, local, el, attrs, children: false, from: j + 1 };
     if (top) top.children = true;
     else rootSeen = true;
     if (selfClosing) {
-      close(open, j + 1, top);
+      close(xml, open, j + 1, top ? top.el : doc, decode, isList);
       if (top) top.from = j + 1;
       i = j + 1;
       continue;
@@ -231,23 +292,30 @@ function parse(
   }
   if (stack.length > 0 || !rootSeen) throw OUTSIDE;
   return doc;
+}
 
-  /** Ends `open` (its content runs to `end`) and adds its value to `parent` (the document for the root). */
-  function close(open: Open, end: number, parent: Open | undefined) {
-    let value: FastNode;
-    if (open.children) {
-      // Element content: the text after the last child must be whitespace too.
-      for (let k = open.from; k < end; k++) if (!isSpace(xml.charCodeAt(k))) throw OUTSIDE;
+/** Ends `open` (its content runs to `end`) and adds its value to `parent` (the document for the root). */
+function close(
+  xml: string,
+  open: Open,
+  end: number,
+  parent: FastElement,
+  decode: (s: string) => string,
+  isList: (localName: string) => boolean,
+) {
+  let value: FastNode;
+  if (open.children) {
+    // Element content: the text after the last child must be whitespace too.
+    if (!blank(xml, open.from, end)) throw OUTSIDE;
+    value = open.el;
+  } else {
+    const t = end > open.from ? textAt(xml, open.from, end, decode) : "";
+    if (open.attrs) {
+      if (t !== "") open.el["#text"] = t;
       value = open.el;
     } else {
-      const t = end > open.from ? text(xml.slice(open.from, end)) : "";
-      if (open.attrs) {
-        if (t !== "") open.el["#text"] = t;
-        value = open.el;
-      } else {
-        value = t;
-      }
+      value = t;
     }
-    add(parent ? parent.el : doc, open.local, value);
   }
+  add(parent, open.local, value, isList);
 }

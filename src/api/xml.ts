@@ -190,7 +190,10 @@ export function all(el: XmlElement | undefined, name: string): XmlElement[] {
 
 /** The first child element with this local name. */
 export function one(el: XmlElement | undefined, name: string): XmlElement | undefined {
-  return all(el, name)[0];
+  // all(el, name)[0], without the array: readers call this for every field they read.
+  const v = el?.[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return first === undefined ? undefined : asElement(first);
 }
 
 /** Follows a path of local names through first children: `path(root, "Paging", "TotalResults")`. */

@@ -32,6 +32,8 @@ describe("the one-pass XML fast path", () => {
       `<a><Child x="1">t</Child></a>`,
       `\uFEFF<a q='single "quoted"' r="&quot;&apos;"><b/></a>`,
       `<a><b>0012</b><c>1850</c><d>true</d></a>`,
+      `<x:a><x:b>\u00a0v\u000b</x:b><c> \u00a0 </c></x:a>`, // trimmed as String.prototype.trim does
+      `<!-- a - b --><a/>`,
     ];
     for (const doc of docs) {
       const f = fast(doc);
@@ -51,6 +53,11 @@ describe("the one-pass XML fast path", () => {
       "<a>&</a>",
       "<a b='<'/>",
       "<a>x</A>",
+      "<x:a></y:a>", // end tags name the same prefix and local name, and nothing more
+      "<x:a></x:ab>",
+      "<x:a></a>",
+      "<a></x:a>",
+      "<!-- a -- b --><a/>",
       "<a><b></b",
       "<1a/>",
       "<a><![CDATA[x]]></a>",

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import { isNotFound, UnexpectedResponseError } from "../errors.js";
 import type { HttpClient, HttpResponse } from "../http.js";
 import { checkRef } from "../refs.js";
-import { opt, readReply } from "../reply.js";
+import { opt, readReply, unreadableReply } from "../reply.js";
 import type { XmlElement } from "../xml.js";
 import {
   readBitstream,
@@ -67,15 +67,17 @@ export class EntityApi {
   }
 
   private entityPath(type: EntityType, ref: string): string {
-    return `${this.base}/${ENTITY_PATHS[type]}/${encodeURIComponent(checkRef(ref))}`;
+    // checkRef lets through hex digits and dashes only: nothing to encode.
+    return `${this.base}/${ENTITY_PATHS[type]}/${checkRef(ref)}`;
   }
 
+  /** GETs an XML document: the reply, whose `data` is the parsed tree and `text` the document as sent. */
   private async xml(
     operation: string,
     path: string,
     query?: Record<string, string | number | undefined | readonly string[]>,
     signal?: AbortSignal,
-  ): Promise<HttpResponse<XmlElement> & { doc: XmlElement }> {
+  ): Promise<HttpResponse<XmlElement>> {
     const res = await this.http.request<XmlElement>({
       path,
       query,
@@ -92,10 +94,10 @@ export class EntityApi {
         detail: "the reply is not XML",
       });
     }
-    return { ...res, doc: res.data };
+    return res;
   }
 
-  /** GETs one document and reads it with a pure reader. */
+  /** GETs one document and reads it with a pure reader (a shape it cannot read: UnexpectedResponseError). */
   private async document<T>(
     operation: string,
     path: string,
@@ -103,7 +105,12 @@ export class EntityApi {
     reader: (doc: XmlElement, raw: string) => T,
   ): Promise<T> {
     const res = await this.xml(operation, path, undefined, signal);
-    return this.read(operation, path, res.status, () => reader(res.doc, res.text ?? ""));
+    // readReply's rule, inline: this runs for every entity a tool reads, and a closure per call is not needed.
+    try {
+      return reader(res.data, res.text ?? "");
+    } catch (err) {
+      throw unreadableReply({ status: res.status, operation, method: "GET", path }, err);
+    }
   }
 
   /** Runs a pure reader, turning a shape it cannot read into an UnexpectedResponseError. */
@@ -120,7 +127,7 @@ export class EntityApi {
   ): Promise<Page<T>> {
     const { path: target, query } = pageTarget(page, path, extra);
     const res = await this.xml(operation, target, query, page.signal);
-    return this.read(operation, target, res.status, () => reader(res.doc));
+    return this.read(operation, target, res.status, () => reader(res.data));
   }
 
   /**
@@ -128,7 +135,9 @@ export class EntityApi {
    * a bare reference does not say what it names.
    */
   async get(ref: string, type?: EntityType, signal?: AbortSignal): Promise<Entity> {
-    const types: EntityType[] = type ? [type] : ["IO", "SO", "CO"];
+    // A known type (what tools pass whenever they can): one request, no fallback to set up.
+    if (type) return await this.document("entity.get", this.entityPath(type, ref), signal, readEntity);
+    const types: EntityType[] = ["IO", "SO", "CO"];
     let lastError: unknown;
     for (const t of types) {
       const p = this.entityPath(t, ref);
@@ -136,7 +145,7 @@ export class EntityApi {
         return await this.document("entity.get", p, signal, readEntity);
       } catch (err) {
         lastError = err;
-        if (!(type === undefined && isNotFound(err))) throw err;
+        if (!isNotFound(err)) throw err;
       }
     }
     throw lastError;

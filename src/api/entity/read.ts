@@ -38,11 +38,12 @@ import type {
  * EntityAPI/XIP namespace version parses.
  */
 
-const XIP_ELEMENTS: Record<string, EntityType> = {
-  StructuralObject: "SO",
-  InformationObject: "IO",
-  ContentObject: "CO",
-};
+/** The element an entity document holds, by the type it names (in the order they are looked for). */
+const XIP_ELEMENTS: readonly (readonly [string, EntityType])[] = [
+  ["StructuralObject", "SO"],
+  ["InformationObject", "IO"],
+  ["ContentObject", "CO"],
+];
 
 // ---- pure readers ------------------------------------------------------------------------------------------
 
@@ -54,7 +55,14 @@ function asType(raw: string | undefined): EntityType | undefined {
 function tail(url: string, marker: string): string | undefined {
   const i = url.lastIndexOf(marker);
   if (i < 0) return undefined;
-  return url.slice(i + marker.length).split(/[?#]/)[0];
+  const from = i + marker.length;
+  // Up to a query or fragment, if any.
+  let end = url.length;
+  const query = url.indexOf("?", from);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", from);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(from, end);
 }
 
 function startOf(next: string | undefined): number | undefined {
@@ -79,7 +87,7 @@ export function readEntity(doc: XmlElement): Entity {
   const root = expectRoot(doc);
   let obj: XmlElement | undefined;
   let type: EntityType | undefined;
-  for (const [name, t] of Object.entries(XIP_ELEMENTS)) {
+  for (const [name, t] of XIP_ELEMENTS) {
     obj = one(root, name);
     if (obj) {
       type = t;
