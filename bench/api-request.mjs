@@ -2,16 +2,17 @@
 // CPU per request of the API layer, against the build in dist/ (npm run build first): what `get_entity`'s one
 // GET costs below the tool handler. In one process, interleaved round by round, side by side:
 //  - ours: `createServiceClient(session.http).entity.get(ref, "IO", signal)` of an asset, with a signed-in
-//    Session (the auth hook on every request) and a fresh AbortSignal per request, as a tool call passes its
-//    deadline's; that is transport, auth hook, body read, XML parse and entity mapping;
+//    Session (the auth hook on every request) and an AbortSignal, as a tool call passes its deadline's: that is
+//    transport, auth hook, body read, XML parse and entity mapping;
 //  - bare: undici's Pool.request + body.text() of the same URL with the same token (bench/sdk-floor.mjs's GET,
 //    without its regexes): about the least a Node client can spend on that request;
 //  - before (with --before DIST): ours again from another build's dist/ (e.g. a copy of main's, with
 //    node_modules reachable from it), so a change is measured before/after in one run.
 // Each round runs --requests sequential requests per contender (after a warm-up) and takes process.cpuUsage()
 // around them: this process's CPU only (the service runs in its own). The median round is reported, in µs per
-// request, with the ratio to bare. The machine is shared: compare the ratios of one run, not times across runs.
-// Usage: node bench/api-request.mjs [--rounds 15 --requests 1000 --before /tmp/main-dist]
+// request, with the ratio to bare. The machine is shared: compare the ratios of one run, not times across runs;
+// and the contenders share one heap, so a wasteful "before" build's garbage is collected in ours' rounds too.
+// Usage: node bench/api-request.mjs [--rounds 31 --requests 500 --before /tmp/main-dist]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,8 +23,8 @@ import { startRepository, stop } from "./spawn.mjs";
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: "string", default: "15" },
-    requests: { type: "string", default: "1000" },
+    rounds: { type: "string", default: "31" },
+    requests: { type: "string", default: "500" },
     before: { type: "string" },
   },
 });
@@ -116,20 +117,24 @@ try {
       rounds[i].push(await cpuPerRequest(contenders[i].c, REQUESTS));
     }
   }
+  // Machines are shared: a busy neighbour shifts whole rounds. Each round's ratio to bare (measured moments
+  // apart) is steadier than the ratio of the medians, so both are shown.
   const floor = median(rounds[1]);
+  const ratio = (i) => median(rounds[i].map((us, r) => us / rounds[1][r]));
   console.log(
     `CPU per request (this process), median of ${ROUNDS} rounds of ${REQUESTS} sequential GETs of one asset:`,
   );
   contenders.forEach(({ name }, i) => {
     const m = median(rounds[i]);
-    const extra = i === 1 ? "" : `  ${(m / floor).toFixed(2)}x bare, +${(m - floor).toFixed(1)} µs`;
+    const extra =
+      i === 1
+        ? ""
+        : `  +${(m - floor).toFixed(1)} µs; ${ratio(i).toFixed(2)}x bare (median of the rounds' ratios)`;
     console.log(`  ${name.padEnd(14)} ${m.toFixed(1).padStart(7)} µs${extra}`);
   });
   if (values.before) {
-    const [now, , then] = contenders.map((_, i) => median(rounds[i]));
-    console.log(
-      `  ours now / before: ${(now / then).toFixed(3)} (own cost over bare: ${(now - floor).toFixed(1)} µs, was ${(then - floor).toFixed(1)} µs)`,
-    );
+    const nowOverThen = median(rounds[0].map((us, r) => us / rounds[2][r]));
+    console.log(`  ours now / before: ${nowOverThen.toFixed(3)} (median of the rounds' ratios)`);
   }
 } finally {
   await Promise.allSettled(contenders.map(({ c }) => c.close()));

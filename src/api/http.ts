@@ -451,21 +451,29 @@ export class HttpClient {
    * resolveServiceTarget. A crafted reply cannot send our token to another host or application.
    */
   resolve(pathOrUrl: string): { path: string; url: string } {
+    const path = this.targetPath(pathOrUrl);
+    return { path, url: this.origin + path };
+  }
+
+  /** resolve's path alone (what a request needs). */
+  private targetPath(pathOrUrl: string): string {
     // The paths the API layer builds itself ("/api/entity/information-objects/<uuid>") are already in
     // normal form: letters, digits, "-", "_" and "/" only, so no dot segment, percent-encoding, backslash,
     // empty segment or query that URL parsing could change. Those skip the parse (it is run per request);
     // everything else, including every link from a reply, takes the full check.
-    if (SIMPLE_API_PATH.test(pathOrUrl)) {
-      const path = this.basePath + pathOrUrl;
-      return { path, url: this.origin + path };
-    }
-    return resolveServiceTarget({ origin: this.origin, basePath: this.basePath }, pathOrUrl);
+    if (SIMPLE_API_PATH.test(pathOrUrl)) return this.basePath + pathOrUrl;
+    return resolveServiceTarget({ origin: this.origin, basePath: this.basePath }, pathOrUrl).path;
+  }
+
+  /** Whether debug lines are written: a request gathers their fields (and the time) only then. */
+  private debugOn(): boolean {
+    const log = this.log as Partial<Pick<Logger, "isLevelEnabled">>;
+    return typeof log.isLevelEnabled === "function" ? log.isLevelEnabled("debug") : true;
   }
 
   async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
     const method = req.method ?? "GET";
-    const target = this.resolve(req.path);
-    let path = target.path;
+    let path = this.targetPath(req.path);
     if (req.query) {
       const q = new URLSearchParams();
       appendParams(q, req.query);
@@ -492,6 +500,7 @@ export class HttpClient {
     const streamed = req.responseType === "stream";
     const limit = req.maxBodyBytes ?? this.maxBodyBytes;
     const where: Where = { req, method, path };
+    const debug = this.debugOn();
 
     let authRetried = false;
     let attempt = 0;
@@ -506,7 +515,7 @@ export class HttpClient {
         // The hook sends the same header names on every attempt: a retry overwrites the previous values.
         Object.assign(headers, sent);
       }
-      const started = Date.now();
+      const started = debug ? Date.now() : 0;
       const dispatch: Dispatcher.DispatchOptions = {
         method,
         path,
@@ -531,7 +540,7 @@ export class HttpClient {
       } catch (err) {
         // The head arrived, then the reply could not be read whole.
         const headArrived = err instanceof ReplyTooLarge || err instanceof BodyCutOff;
-        if (headArrived) this.logRequest(where, err.status, started, attempt);
+        if (headArrived && debug) this.logRequest(where, err.status, started, attempt);
         if (err instanceof ReplyTooLarge)
           throw this.unreadable(where, err.status, attempt, tooLargeDetail(limit));
         if (req.signal?.aborted) throw this.cancelled(where, err, attempt);
@@ -582,7 +591,7 @@ export class HttpClient {
         });
       }
       const { status, headers: resHeaders } = reply;
-      this.logRequest(where, status, started, attempt);
+      if (debug) this.logRequest(where, status, started, attempt);
 
       if (status === 401 && hook && !authRetried && !req.passStatus?.includes(401)) {
         const text = await errorText(reply);

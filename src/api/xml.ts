@@ -173,8 +173,11 @@ function asElement(node: XmlNode): XmlElement {
 
 /** The document's root element and its local name. */
 export function rootOf(doc: XmlElement): { name: string; el: XmlElement } {
-  for (const [name, value] of Object.entries(doc)) {
-    if (name.startsWith("@") || name === "#text" || value === undefined) continue;
+  // for…in rather than Object.entries: every reader starts here, and entries builds an array of pairs.
+  for (const name in doc) {
+    const value = doc[name];
+    if (!Object.hasOwn(doc, name) || name.startsWith("@") || name === "#text" || value === undefined)
+      continue;
     const first = Array.isArray(value) ? value[0] : value;
     if (first !== undefined) return { name, el: asElement(first) };
   }
