@@ -415,6 +415,7 @@ export class Session {
       return;
     }
     this.#inFlight.delete(token);
+    if (this.#drainWaiters.length === 0) return; // the common case: no refresh waiting (no new array)
     const waiters = this.#drainWaiters;
     this.#drainWaiters = [];
     for (const w of waiters) w();
