@@ -79,7 +79,8 @@ function compact<S extends z.ZodType>(schema: S, output: boolean): S {
   const wrapped: StandardWithJson = {
     "~standard": {
       ...std,
-      validate: (value) => std.validate(value),
+      // zod's own validate, not a wrapper around it: every call's arguments and answer pass here.
+      validate: std.validate,
       jsonSchema: {
         input: (opts) => memo("input", opts),
         output: (opts) => memo("output", opts),

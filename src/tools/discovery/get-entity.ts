@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EntityType } from "../../api/entity.js";
+import type { Entity, EntityType } from "../../api/entity.js";
 import { entityUri } from "../../resources/uris.js";
 import type { ToolContext } from "../context.js";
 import { defineTool } from "../define.js";
@@ -114,6 +114,92 @@ function relationName(linkType: string): string {
   return linkType.split(/[/#]/).filter(Boolean).at(-1) ?? linkType;
 }
 
+type Output = z.infer<typeof output>;
+type Include = (typeof INCLUDES)[number];
+type Note = (key: string, total: number, shown: number) => void;
+
+/** The look-up order for each guessed kind: the guess first, then the others. */
+const ORDER_FROM: Record<EntityType, readonly EntityType[]> = {
+  IO: ["IO", "SO", "CO"],
+  SO: ["SO", "IO", "CO"],
+  CO: ["CO", "IO", "SO"],
+};
+
+/** The parts read with requests of their own (metadata comes with the entity). */
+const READS_MORE = (part: Include) => part !== "metadata";
+const NO_PARTS = [undefined, undefined, undefined, undefined, undefined] as const;
+
+/**
+ * The entity as answered: its optional facts only when present, keys in the schema's order (added one by
+ * one rather than spread, which made an object per optional fact on every call).
+ */
+function entityOut(e: Entity): Output["entity"] {
+  // Filled in below, in order; every required key is set before it is returned.
+  const out = { ref: e.ref, type: KIND_OF[e.type], title: e.title } as Output["entity"];
+  if (e.description) out.description = e.description;
+  out.securityTag = e.securityTag;
+  if (e.parentRef) out.parentRef = e.parentRef;
+  if (e.customType) out.customType = e.customType;
+  out.uri = entityUri(e.type, e.ref);
+  return out;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/**
+ * The parts asked for that take requests of their own: the path (one request per level above), identifiers,
+ * links, files and recent events, read together.
+ */
+function readParts(ctx: ToolContext, e: Entity, want: readonly Include[], note: Note, unread: UnreadParts) {
+  // An asset's content objects serve both its files and its files' events: listed once.
+  const objects =
+    e.type === "IO" && (want.includes("files") || want.includes("events"))
+      ? contentObjectsOf(ctx, e.ref, MAX_FILES, unread)
+      : undefined;
+  return Promise.all([
+    // Asked for by default, left out when a caller lists only other parts.
+    want.includes("path") ? ancestors(ctx, e) : undefined,
+    want.includes("identifiers")
+      ? unread.attempt("the identifiers", () =>
+          ctx.entity.identifiers(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
+            note("identifiers", p.total, p.items.length);
+            return p.items.map((i) => ({ type: i.type, value: i.value }));
+          }),
+        )
+      : undefined,
+    want.includes("links")
+      ? unread.attempt("the links", () =>
+          ctx.entity.links(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
+            note("links", p.total, p.items.length);
+            return p.items.map((l) => ({
+              relation: relationName(l.linkType),
+              direction: l.direction,
+              ref: l.ref,
+              type: KIND_OF[l.type],
+              title: l.title,
+            }));
+          }),
+        )
+      : undefined,
+    want.includes("files") && e.type !== "SO"
+      ? unread.attempt(`the files of ${e.ref}`, () =>
+          filesOf(
+            ctx,
+            objects ?? Promise.resolve({ objects: [{ ref: e.ref, representation: "" }], total: 1 }),
+            note,
+            unread,
+          ),
+        )
+      : undefined,
+    want.includes("events")
+      ? unread.attempt("the recent events", () => recentEvents(ctx, e.ref, e.type, objects, note, unread))
+      : undefined,
+  ]);
+}
+
 export default defineTool({
   name: "get_entity",
   title: "Get an entity",
@@ -125,10 +211,10 @@ export default defineTool({
   annotations: READ_ONLY,
   async handler(args, ctx: ToolContext) {
     // `type` only says which look-up to try first: a wrong guess still answers, with the entity's real kind.
-    const first = args.type ? TYPE_OF[args.type] : undefined;
-    const order = first ? [first, ...ALL_TYPES.filter((t) => t !== first)] : ALL_TYPES;
-    const e = await loadEntity(ctx, args.ref, { expect: order });
-    const want = new Set(args.include);
+    const e = await loadEntity(ctx, args.ref, {
+      expect: args.type ? ORDER_FROM[TYPE_OF[args.type]] : ALL_TYPES,
+    });
+    const want = args.include;
     const omitted: Record<string, number> = {};
     // One failed sub-request loses only its own part of the answer, named with why (support/unread.ts).
     const unread = new UnreadParts(ctx, "get_entity");
@@ -136,78 +222,30 @@ export default defineTool({
       if (total > shown) omitted[key] = total - shown;
     };
 
-    // An asset's content objects serve both its files and its files' events: listed once.
-    const objects =
-      e.type === "IO" && (want.has("files") || want.has("events"))
-        ? contentObjectsOf(ctx, e.ref, MAX_FILES, unread)
-        : undefined;
-    const [trail, identifiers, links, files, events] = await Promise.all([
-      // One request per level above: asked for by default, left out when a caller lists only other parts.
-      want.has("path") ? ancestors(ctx, e) : undefined,
-      want.has("identifiers")
-        ? unread.attempt("the identifiers", () =>
-            ctx.entity.identifiers(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
-              note("identifiers", p.total, p.items.length);
-              return p.items.map((i) => ({ type: i.type, value: i.value }));
-            }),
-          )
-        : undefined,
-      want.has("links")
-        ? unread.attempt("the links", () =>
-            ctx.entity.links(e.ref, e.type, { max: MAX_LIST, signal: ctx.signal }).then((p) => {
-              note("links", p.total, p.items.length);
-              return p.items.map((l) => ({
-                relation: relationName(l.linkType),
-                direction: l.direction,
-                ref: l.ref,
-                type: KIND_OF[l.type],
-                title: l.title,
-              }));
-            }),
-          )
-        : undefined,
-      want.has("files") && e.type !== "SO"
-        ? unread.attempt(`the files of ${e.ref}`, () =>
-            filesOf(
-              ctx,
-              objects ?? Promise.resolve({ objects: [{ ref: e.ref, representation: "" }], total: 1 }),
-              note,
-              unread,
-            ),
-          )
-        : undefined,
-      want.has("events")
-        ? unread.attempt("the recent events", () => recentEvents(ctx, e.ref, e.type, objects, note, unread))
-        : undefined,
-    ]);
-    const fragments = want.has("metadata")
+    // The parts that take requests, read together; none at all when only the entity itself is asked for.
+    const [trail, identifiers, links, files, events] = want.some(READS_MORE)
+      ? await readParts(ctx, e, want, note, unread)
+      : NO_PARTS;
+    const fragments = want.includes("metadata")
       ? e.fragments
           .slice(0, MAX_LIST)
           .map((f) => ({ mref: f.mref, schema: f.schema, schemaName: schemaName(f.schema) }))
       : undefined;
     if (fragments) note("metadata", e.fragments.length, fragments.length);
 
-    const structured = {
-      entity: {
-        ref: e.ref,
-        type: KIND_OF[e.type],
-        title: e.title,
-        ...(e.description ? { description: e.description } : {}),
-        securityTag: e.securityTag,
-        ...(e.parentRef ? { parentRef: e.parentRef } : {}),
-        ...(e.customType ? { customType: e.customType } : {}),
-        uri: entityUri(e.type, e.ref),
-      },
-      ...(trail ? { breadcrumbs: trail.crumbs } : {}),
-      ...(trail && !trail.complete ? { breadcrumbsComplete: false } : {}),
-      ...(fragments ? { metadata: fragments } : {}),
-      ...(identifiers ? { identifiers } : {}),
-      ...(links ? { links } : {}),
-      ...(files ? { files } : {}),
-      ...(events ? { events } : {}),
-      ...(Object.keys(omitted).length ? { omitted } : {}),
-      ...(unread.items.length ? { unread: unread.items } : {}),
-    };
+    // Optional parts added only when present, in the schema's order (no spread per part).
+    const structured: Output = { entity: entityOut(e) };
+    if (trail) {
+      structured.breadcrumbs = trail.crumbs;
+      if (!trail.complete) structured.breadcrumbsComplete = false;
+    }
+    if (fragments) structured.metadata = fragments;
+    if (identifiers) structured.identifiers = identifiers;
+    if (links) structured.links = links;
+    if (files) structured.files = files;
+    if (events) structured.events = events;
+    if (hasKeys(omitted)) structured.omitted = omitted;
+    if (unread.items.length) structured.unread = unread.items;
 
     const more = (key: string, tool: string) =>
       omitted[key] ? `  … and ${omitted[key]} more${tool ? ` (${tool})` : ""}` : "";
@@ -243,7 +281,7 @@ export default defineTool({
               )
               .join("\n")}${more("links", "")}`
           : "Links: none"),
-      want.has("files") && e.type === "SO" && "Files: folders hold none; `browse` lists its assets.",
+      want.includes("files") && e.type === "SO" && "Files: folders hold none; `browse` lists its assets.",
       files &&
         (files.length
           ? `Files:\n${files
@@ -299,7 +337,6 @@ function eventLines(events: EventRow[]): string[] {
   );
 }
 
-type Note = (key: string, total: number, shown: number) => void;
 type ObjectList = Promise<{ objects: ContentObjectRef[]; total: number }>;
 
 /**

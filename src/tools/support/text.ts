@@ -6,9 +6,13 @@ import { spoken, TYPE_OF } from "./kinds.js";
  * capped with a count of what was left out, refs in full because they are handles for the next call.
  */
 
+/** White space that `clip` would change: a run, a character other than a plain space, or at either end. */
+const UNEVEN_SPACE = /\s(?:\s|$)|[^\S ]|^\s/;
+
 /** `s` cut to `max` characters with an ellipsis; white space runs collapsed. */
 export function clip(s: string, max: number): string {
-  const one = s.replace(/\s+/g, " ").trim();
+  // Most text has nothing to collapse: then it is only tested (a replace would copy it every time).
+  const one = UNEVEN_SPACE.test(s) ? s.replace(/\s+/g, " ").trim() : s;
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
