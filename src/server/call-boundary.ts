@@ -114,7 +114,8 @@ async function callTool(
       const instead = await confirm(call);
       if (instead) return instead;
     }
-    const answer = await run(call, started);
+    const answer = await run(call);
+    ran(call, started);
     const text = answer.text ?? JSON.stringify(answer.structured);
     return answerWith(b.writes && !answer.onlyRead ? await audit(call, answer, text) : text, answer);
   } catch (thrown) {
@@ -180,11 +181,18 @@ async function confirm(call: Call): Promise<ToolCallResult | undefined> {
 }
 
 /** The handler, within the deadline. A write goes ahead only while the shared state answers (fail closed). */
-async function run(call: Call, started: number | undefined) {
+function run(call: Call): Promise<ToolAnswer<unknown>> {
   const { tool, runtime, writes } = call.b;
+  const handle = () => call.deadline.run(tool.handler(call.args, call.ctx));
   // A confirmed write holds its lease, which the shared state granted just now.
-  if (writes && !call.release) await runtime.state.ping();
-  const answer = await call.deadline.run(tool.handler(call.args, call.ctx));
+  if (writes && !call.release) return runtime.state.ping().then(handle);
+  // Not an async function: the handler's answer as the deadline hands it on, with no step of our own between.
+  return handle();
+}
+
+/** After the handler answered: a sign-in that completed late shows its tools; the debug log's line. */
+function ran(call: Call, started: number | undefined): void {
+  const { tool, runtime } = call.b;
   // Signed in late (start-up could not): from now on, server instances show role-gated tools.
   if (runtime.audience.roles === undefined && runtime.session.state.kind === "active") {
     void call.b.signedIn().catch(() => {});
@@ -192,7 +200,6 @@ async function run(call: Call, started: number | undefined) {
   if (started !== undefined) {
     runtime.log.debug({ tool: tool.name, ms: Math.round(performance.now() - started) }, "tool call");
   }
-  return answer;
 }
 
 /**
