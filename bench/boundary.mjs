@@ -23,6 +23,8 @@ const USER = { username: "manager", password: "manager-demo-pw" };
 
 const repoDir = mkdtempSync(join(tmpdir(), "boundary-repo-"));
 const repo = await startRepository(join(dists[0], "src/cli.js"), ["--seed", "demo", "--data", repoDir]);
+// However this script ends (a contender's error included), the service it started goes with it.
+process.on("exit", () => repo.child.kill());
 const base = repo.url;
 const login = await fetch(`${base}/api/accesstoken/login`, {
   method: "POST",
