@@ -60,6 +60,8 @@ export interface RunningRepository {
 
 export const DEFAULT_TOKEN_TTL_MS = 15 * 60_000;
 export const DEFAULT_API_VERSION = "7.7";
+/** How long close() waits for requests still being handled before it closes the database. */
+const CLOSE_WAIT_MS = 10_000;
 
 /** Opens the store, seeds it if empty, and serves the HTTP API. */
 export async function startRepository(opts: RepositoryOptions = {}): Promise<RunningRepository> {
@@ -105,11 +107,20 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
 
   const faults = opts.faults ? new Faults(opts.faults === true ? {} : opts.faults) : undefined;
   const app = createApp(svc, { faults });
+  // Requests being handled: close() waits for them before it closes the database they may still query.
+  const inFlight = new Set<Promise<unknown>>();
+  const handle: typeof app.fetch = (...args) => {
+    const answer = Promise.resolve(app.fetch(...args));
+    inFlight.add(answer);
+    const done = () => inFlight.delete(answer);
+    answer.then(done, done);
+    return answer;
+  };
   const host = opts.host ?? "127.0.0.1";
   const port = opts.port ?? 8080;
   // Built as @hono/node-server's serve() does, plus JSON answers for requests that never reach the app.
   const server = createServer(
-    getRequestListener(app.fetch, { hostname: host, errorHandler: requestErrorReply }),
+    getRequestListener(handle, { hostname: host, errorHandler: requestErrorReply }),
   );
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
@@ -144,11 +155,19 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
     async close() {
       if (closed) return;
       closed = true;
+      faults?.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive sockets would hold close() open until they time out.
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
+      // A handler still running (its client gone) may query the store: a query on a closed libsql database
+      // panics and takes the process down, so the database closes only after them (bounded: a handler that
+      // never ends must not hold the stop forever).
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref()),
+      ]);
       await svc.actions.close();
       await svc.webhooks?.worker.close();
       db.close();

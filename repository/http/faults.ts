@@ -45,6 +45,8 @@ interface ActiveRule extends FaultRule {
 export class Faults {
   private rules: ActiveRule[] = [];
   private latencyMs = 0;
+  /** Aborted when the service stops: a request still waiting out its delay gives up instead of going on. */
+  private readonly stopping = new AbortController();
   /** What was injected, oldest first (tests assert on it). */
   readonly hits: FaultHit[] = [];
 
@@ -76,6 +78,14 @@ export class Faults {
     return this;
   }
 
+  /**
+   * The service is stopping: requests waiting out a delay end now, before they reach the store (which closes
+   * next; a query on a closed libsql database panics and takes the whole process down).
+   */
+  stop(): void {
+    this.stopping.abort();
+  }
+
   /** Rules not yet used up. */
   get pending(): number {
     return this.rules.reduce((n, r) => n + r.remaining, 0);
@@ -101,7 +111,7 @@ export class Faults {
       const method = c.req.method;
       const rule = this.take(method, url.pathname, url.pathname + url.search);
       const delay = (rule?.delayMs ?? 0) + this.latencyMs;
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (delay > 0) await waitUnlessStopped(delay, this.stopping.signal);
       if (!rule) return next();
       if (rule.reset) {
         this.hits.push({ method, path: url.pathname, action: "reset" });
@@ -118,4 +128,20 @@ export class Faults {
       return next();
     };
   }
+}
+
+/** Waits `ms`; rejects at once when the service stops (the request then ends unanswered, its socket closed). */
+function waitUnlessStopped(ms: number, stopping: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stopped = () => {
+      clearTimeout(timer);
+      reject(new Error("the service is stopping"));
+    };
+    if (stopping.aborted) return stopped();
+    const timer = setTimeout(() => {
+      stopping.removeEventListener("abort", stopped);
+      resolve();
+    }, ms);
+    stopping.addEventListener("abort", stopped, { once: true });
+  });
 }
