@@ -80,14 +80,13 @@ export function build() {
 }
 
 const runAsScript = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
-if (!runAsScript) {
-  // Imported: the importer serves it.
-} else if (process.argv.includes("--http")) {
+// Imported (bench/boundary.mjs), it serves nothing itself: the importer serves build().
+if (runAsScript && process.argv.includes("--http")) {
   const handler = createMcpHandler(() => build());
   const s = serve({ fetch: (req) => handler.fetch(req), port: 0, hostname: "127.0.0.1" }, (info) => {
     process.stderr.write(`listening on http://127.0.0.1:${info.port}/mcp\n`);
   });
   process.on("SIGTERM", () => s.close(() => process.exit(0)));
-} else {
+} else if (runAsScript) {
   serveStdio(() => build());
 }

@@ -1,10 +1,11 @@
 import type { IncomingMessage } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { MiddlewareHandler } from "hono";
 
 /**
  * Opt-in fault injection, for tests of clients' retry and timeout handling. Off unless the service is
- * started with `faults` (never from the command line). Rules are matched in order against the request
- * path (RegExp: path plus query; string: path prefix) and optionally the method; each fires `times` times.
+ * started with `faults` (from the command line: `--latency` only). Rules are matched in order against the
+ * request path (RegExp: path plus query; string: path prefix) and optionally the method; each fires `times` times.
  *
  *   repo.faults.inject({ path: "/api/entity", status: 503, retryAfter: 1, times: 2 });
  *   repo.faults.inject({ path: /children/, reset: true });          // destroy the connection
@@ -111,7 +112,8 @@ export class Faults {
       const method = c.req.method;
       const rule = this.take(method, url.pathname, url.pathname + url.search);
       const delay = (rule?.delayMs ?? 0) + this.latencyMs;
-      if (delay > 0) await waitUnlessStopped(delay, this.stopping.signal);
+      // Rejects at once when the service stops: the request then ends unanswered, its socket closed.
+      if (delay > 0) await sleep(delay, undefined, { signal: this.stopping.signal });
       if (!rule) return next();
       if (rule.reset) {
         this.hits.push({ method, path: url.pathname, action: "reset" });
@@ -128,20 +130,4 @@ export class Faults {
       return next();
     };
   }
-}
-
-/** Waits `ms`; rejects at once when the service stops (the request then ends unanswered, its socket closed). */
-function waitUnlessStopped(ms: number, stopping: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stopped = () => {
-      clearTimeout(timer);
-      reject(new Error("the service is stopping"));
-    };
-    if (stopping.aborted) return stopped();
-    const timer = setTimeout(() => {
-      stopping.removeEventListener("abort", stopped);
-      resolve();
-    }, ms);
-    stopping.addEventListener("abort", stopped, { once: true });
-  });
 }

@@ -117,7 +117,7 @@ class Collector implements Dispatcher.DispatchHandler {
     const rules = this.rules;
     rules.onSettled?.release(rules.sent);
     this.#status = statusCode;
-    const headers = headerRecord(raw);
+    const headers = headersOfRaw(raw);
     this.#headers = headers;
     this.#errorReply = isErrorStatus(statusCode, rules.passStatus);
     // A reply without a body (HEAD, 204, 205, 304) may declare the length of one it does not send.
@@ -189,7 +189,7 @@ class Collector implements Dispatcher.DispatchHandler {
 }
 
 /** undici's raw head (name, value, name, value, …) as lower-case names, repeated ones joined with ", ". */
-function headerRecord(raw: Buffer[]): Record<string, string> {
+function headersOfRaw(raw: Buffer[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = (raw[i] as Buffer).toString("latin1").toLowerCase();

@@ -34,13 +34,8 @@ export interface LoadOptions {
 export async function loadEntity(ctx: ToolContext, ref: string, opts: LoadOptions = {}): Promise<Entity> {
   const expected = opts.expect ?? ALL_TYPES;
   for (const type of expected) {
-    // tryGet written out: every tool's first look-up, one async step (and its promise) fewer per call.
-    try {
-      const e = await ctx.entity.get(ref, type, ctx.signal);
-      if (e) return e;
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
+    const e = await tryGet(ctx, ref, type);
+    if (e) return e;
   }
   for (const type of ALL_TYPES.filter((t) => !expected.includes(t))) {
     const e = await tryGet(ctx, ref, type);
