@@ -67,6 +67,21 @@ export function textOf(res: ToolResult): string {
 export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness> {
   const ownRepo = !opts.repo;
   const repo = opts.repo ?? (await startTestRepository({ seed: "demo", tokenTtlMs: opts.tokenTtlMs }));
+  try {
+    return await connectMcp(opts, repo, ownRepo);
+  } catch (err) {
+    // A start that fails part-way (a refused flag, a failed sign-in) must not leave its repository running.
+    if (ownRepo) await repo.close();
+    throw err;
+  }
+}
+
+/** startMcp past its repository: our server on `repo`, and a client connected to it. */
+async function connectMcp(
+  opts: McpHarnessOptions,
+  repo: RunningRepository,
+  ownRepo: boolean,
+): Promise<McpHarness> {
   const who = DEMO_USERS[opts.user ?? "manager"];
   const config = loadConfig(opts.flags ?? [], {
     ...opts.env,
@@ -76,9 +91,6 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
   });
   const log = createLogger({ level: "silent" });
   const session = new Session({ url: repo.url, username: who.username, password: who.password, logger: log });
-  await session.login();
-  const roles = opts.roles ?? (await session.whoAmI()).roles;
-  const deps: ServerDeps = { config, session, log, audience: audienceFrom(config, roles) };
   const elicited: string[] = [];
   const client = new Client(
     { name: "test-client", version: "1.0.0" },
@@ -95,21 +107,21 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
       return answer(message);
     });
   }
-  let server: { close(): Promise<void> };
-  if (opts.era === "2026-07-28") {
-    const handler = createMcpHandler(() => buildServer(deps));
-    server = { close: async () => {} };
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL("http://127.0.0.1/mcp"), {
-        fetch: (url, init) => handler.fetch(new Request(url, init)),
-      }),
-    );
-  } else {
-    const inMemory = buildServer(deps);
-    server = inMemory;
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await inMemory.connect(serverTransport);
-    await client.connect(clientTransport);
+  let server: { close(): Promise<void> } | undefined;
+  const closeAll = async () => {
+    await client.close();
+    await server?.close();
+    await session.close();
+  };
+  let deps: ServerDeps;
+  try {
+    await session.login();
+    const roles = opts.roles ?? (await session.whoAmI()).roles;
+    deps = { config, session, log, audience: audienceFrom(config, roles) };
+    server = await connectServer(client, deps, opts.era);
+  } catch (err) {
+    await closeAll(); // the session signed in, the server half-connected: neither outlives a failed start
+    throw err;
   }
   const raw = (name: string, args: Record<string, unknown> = {}) =>
     client.callTool({ name, arguments: args });
@@ -125,10 +137,30 @@ export async function startMcp(opts: McpHarnessOptions = {}): Promise<McpHarness
       return res.structuredContent as T;
     },
     async close() {
-      await client.close();
-      await server.close();
-      await session.close();
+      await closeAll();
       if (ownRepo) await repo.close();
     },
   };
+}
+
+/** Our server built on `deps`, with `client` connected to it in `era`; returns what closes the server. */
+async function connectServer(
+  client: Client,
+  deps: ServerDeps,
+  era: Era | undefined,
+): Promise<{ close(): Promise<void> }> {
+  if (era === "2026-07-28") {
+    const handler = createMcpHandler(() => buildServer(deps));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("http://127.0.0.1/mcp"), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+    );
+    return { close: async () => {} };
+  }
+  const inMemory = buildServer(deps);
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await inMemory.connect(serverTransport);
+  await client.connect(clientTransport);
+  return inMemory;
 }

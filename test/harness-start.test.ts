@@ -1,0 +1,20 @@
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { describe, expect, it, vi } from "vitest";
+import { startMcp } from "./helpers/mcp.js";
+
+/**
+ * The test harness's own starts, when they fail part-way: what they had started must not outlive them (a service
+ * listening on, a store in the temporary directory), or the file that asked carries it until its worker ends.
+ */
+describe("a harness start that fails part-way", () => {
+  const listening = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap").length;
+
+  it("startMcp closes the repository it started when our server cannot start (a refused flag)", async () => {
+    const before = listening();
+    await expect(startMcp({ flags: ["--no-such-flag"] })).rejects.toThrow(/no-such-flag/);
+    // A closed server's handle leaves the list of active resources a few turns of the event loop later.
+    await vi.waitFor(() => expect(listening()).toBe(before), { timeout: 2000 });
+    expect(readdirSync(tmpdir())).toEqual([]);
+  });
+});
