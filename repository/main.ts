@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { outboxDir } from "./outbox.js";
 import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords } from "./seed.js";
-import { DEFAULT_API_VERSION, type SeedChoice, startRepository } from "./server.js";
+import { DEFAULT_API_VERSION, type RunningRepository, type SeedChoice, startRepository } from "./server.js";
+import { temporaryDataDir } from "./temporary-data-dir.js";
 
 /** `preservation-mcp repository ...`: runs the repository service until SIGINT, SIGTERM or SIGHUP. */
 
@@ -111,34 +112,67 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
     if (pw) passwords[u] = pw;
   }
 
-  const started = Date.now();
-  const repo = await startRepository({
-    host: String(values.host),
-    port: parsePort(String(values.port)),
-    dataDir: values.data as string | undefined,
-    seed: parseSeed(String(values.seed)),
-    tokenTtlMs: parseDuration(String(values["token-ttl"]), "--token-ttl"),
-    apiVersion,
-    maxSessionLifetimeMins: sessionLifetime,
-    passwords,
-    webhookHosts: parseHosts(String(values["webhook-hosts"])),
-    ...(Number(latency) > 0 ? { faults: { latencyMs: Number(latency) } } : {}),
-  });
   // Stopped by Ctrl-C, a kill, or its terminal closing (SIGHUP): each closes the store and removes a temporary
-  // data directory, which the signal's default action would leave behind. Listened for before the banner says
-  // the service is ready: whoever reads it may stop the service at once.
+  // data directory, which the signal's default action would leave behind. Listened for before the start (a seed
+  // takes seconds) and so before the banner says the service is ready: whoever reads it may stop it at once.
+  const stop = stopSignal();
+  try {
+    const started = Date.now();
+    const repo = await startRepository({
+      host: String(values.host),
+      port: parsePort(String(values.port)),
+      dataDir: (values.data as string | undefined) ?? temporaryDataDir(),
+      seed: parseSeed(String(values.seed)),
+      tokenTtlMs: parseDuration(String(values["token-ttl"]), "--token-ttl"),
+      apiVersion,
+      maxSessionLifetimeMins: sessionLifetime,
+      passwords,
+      webhookHosts: parseHosts(String(values["webhook-hosts"])),
+      ...(Number(latency) > 0 ? { faults: { latencyMs: Number(latency) } } : {}),
+    });
+    if (!stop.requested()) printBanner(repo, values.data !== undefined, passwords, Date.now() - started);
+    await stop.signalled;
+    await repo.close().catch(() => {});
+  } finally {
+    stop.dispose();
+  }
+}
+
+/**
+ * The first of SIGINT, SIGTERM or SIGHUP, listened for from now until it comes or `dispose`: a second signal
+ * takes its default action, so a person can still end a stop that hangs.
+ */
+function stopSignal(): { signalled: Promise<void>; requested(): boolean; dispose(): void } {
   const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-  const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      for (const signal of signals) process.off(signal, stop);
-      repo.close().then(resolve, resolve);
-    };
-    for (const signal of signals) process.on(signal, stop);
+  let requested = false;
+  let resolveSignalled = () => {};
+  const signalled = new Promise<void>((resolve) => {
+    resolveSignalled = resolve;
   });
+  const onSignal = () => {
+    dispose();
+    requested = true;
+    resolveSignalled();
+  };
+  const dispose = () => {
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  return { signalled, requested: () => requested, dispose };
+}
+
+/** What `listening on URL` and the lines after it say: the contract scripts and tests read, then the demo users. */
+function printBanner(
+  repo: RunningRepository,
+  ownData: boolean,
+  passwords: Partial<DemoPasswords>,
+  readyMs: number,
+): void {
   // A script may read the first line and close the pipe (`| head -1`): keep serving rather than die of EPIPE.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE") throw err;
   });
+  const userNames = Object.keys(DEFAULT_DEMO_PASSWORDS) as (keyof DemoPasswords)[];
   // The first stdout line is the contract scripts and tests read.
   process.stdout.write(`listening on ${repo.url}\n`);
   const lines = userNames.map(
@@ -146,10 +180,8 @@ export async function runRepository(argv: string[], env: NodeJS.ProcessEnv = pro
   );
   process.stdout.write(
     `demo users (username, password):\n${lines.join("\n")}\n` +
-      `data: ${values.data ? repo.svc.dataDir : `${repo.svc.dataDir} (temporary, removed on exit)`}\n` +
+      `data: ${ownData ? repo.svc.dataDir : `${repo.svc.dataDir} (temporary, removed on exit)`}\n` +
       `challenge e-mails: ${outboxDir(repo.svc.dataDir)}\n` +
-      `ready in ${Date.now() - started} ms${repo.seeded ? " (seeded)" : ""}\n`,
+      `ready in ${readyMs} ms${repo.seeded ? " (seeded)" : ""}\n`,
   );
-
-  await stopped;
 }

@@ -15,7 +15,7 @@ import { sweepUploads } from "./s3/multipart.js";
 // The seeders (the demo plan is large) load only when a store is empty: a start with data skips them.
 import { DEFAULT_DEMO_PASSWORDS, type DemoPasswords, seedUsersAndTags } from "./seed/users.js";
 import { ContentStore } from "./store/content-store.js";
-import { entityCount, openDatabase } from "./store/db.js";
+import { type Db, entityCount, openDatabase } from "./store/db.js";
 import { startWebhooks } from "./webhooks/service.js";
 import type { WebhookDeliveryOptions } from "./webhooks/settings.js";
 
@@ -65,9 +65,36 @@ const CLOSE_WAIT_MS = 10_000;
 
 /** Opens the store, seeds it if empty, and serves the HTTP API. */
 export async function startRepository(opts: RepositoryOptions = {}): Promise<RunningRepository> {
-  const temporary = opts.dataDir === undefined;
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "preservation-repo-"));
+  if (opts.dataDir !== undefined) return serveStore(opts.dataDir, opts);
+  const dataDir = mkdtempSync(join(tmpdir(), "preservation-repo-"));
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
+  // A temporary store goes with the service: when it stops, and when its start fails at any step.
+  const repo = await serveStore(dataDir, opts).catch((err: unknown) => {
+    removeDir();
+    throw err;
+  });
+  return {
+    ...repo,
+    async close() {
+      await repo.close();
+      removeDir();
+    },
+  };
+}
+
+/** startRepository on a given data directory, which it leaves in place. */
+async function serveStore(dataDir: string, opts: RepositoryOptions): Promise<RunningRepository> {
   const db = openDatabase(dataDir);
+  try {
+    return await seedAndServe(db, dataDir, opts);
+  } catch (err) {
+    // Nothing may stay open behind a failed start; a start that got as far as listening has closed itself.
+    if (db.open) db.close();
+    throw err;
+  }
+}
+
+async function seedAndServe(db: Db, dataDir: string, opts: RepositoryOptions): Promise<RunningRepository> {
   const content = new ContentStore(join(dataDir, "content"));
   const svc = {
     db,
@@ -124,11 +151,7 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
   );
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
-    server.listen(port, host, () => resolve());
     server.once("error", (err: NodeJS.ErrnoException) => {
-      // Nothing may stay open behind a failed start: the database, and a temporary data directory.
-      db.close();
-      if (temporary) rmSync(dataDir, { recursive: true, force: true });
       reject(
         err.code === "EADDRINUSE"
           ? new Error(
@@ -137,41 +160,40 @@ export async function startRepository(opts: RepositoryOptions = {}): Promise<Run
           : err,
       );
     });
+    server.listen(port, host, () => resolve()); // throws at once on a bad port (70000): the start rejects
   });
-  // Actions a crash or stop left ACTIVE carry on (their routes are loaded, so every kind is known).
-  svc.actions.resumeInterrupted();
-  sweepExports(svc); // export packages past their 7 days (export/files.ts)
-  sweepUploads(dataDir, svc.now()); // S3 multipart uploads left unused for a day (s3/multipart.ts)
-  svc.webhooks = startWebhooks(db, opts.webhookHosts, opts.webhookDelivery); // queued deliveries resume
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    faults?.stop();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Keep-alive sockets would hold close() open until they time out.
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+    // A handler still running (its client gone) may query the store: a query on a closed libsql database
+    // panics and takes the process down, so the database closes only after them (bounded: a handler that
+    // never ends must not hold the stop forever).
+    await Promise.race([
+      Promise.allSettled([...inFlight]),
+      new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref()),
+    ]);
+    await svc.actions.close();
+    await svc.webhooks?.worker.close();
+    db.close();
+  };
+  try {
+    // Actions a crash or stop left ACTIVE carry on (their routes are loaded, so every kind is known).
+    svc.actions.resumeInterrupted();
+    sweepExports(svc); // export packages past their 7 days (export/files.ts)
+    sweepUploads(dataDir, svc.now()); // S3 multipart uploads left unused for a day (s3/multipart.ts)
+    svc.webhooks = startWebhooks(db, opts.webhookHosts, opts.webhookDelivery); // queued deliveries resume
+  } catch (err) {
+    await close(); // listening already: the port, the runner and the database go before the start fails
+    throw err;
+  }
   const { port: boundPort } = server.address() as AddressInfo;
   const urlHost = host.includes(":") ? `[${host}]` : host;
-
-  let closed = false;
-  return {
-    url: `http://${urlHost}:${boundPort}`,
-    svc,
-    seeded,
-    ...(faults ? { faults } : {}),
-    async close() {
-      if (closed) return;
-      closed = true;
-      faults?.stop();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Keep-alive sockets would hold close() open until they time out.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      });
-      // A handler still running (its client gone) may query the store: a query on a closed libsql database
-      // panics and takes the process down, so the database closes only after them (bounded: a handler that
-      // never ends must not hold the stop forever).
-      await Promise.race([
-        Promise.allSettled([...inFlight]),
-        new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref()),
-      ]);
-      await svc.actions.close();
-      await svc.webhooks?.worker.close();
-      db.close();
-      if (temporary) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { url: `http://${urlHost}:${boundPort}`, svc, seeded, ...(faults ? { faults } : {}), close };
 }

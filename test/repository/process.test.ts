@@ -1,10 +1,12 @@
+import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, runCli, spawnRepository, stopAllSpawned } from "../helpers/process.js";
 import { authed, login } from "../helpers/repository.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 describe("the repository service process", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "repo-process-test-"));
@@ -77,6 +79,27 @@ describe("the repository service process", () => {
     );
   });
 
+  it("removes its temporary data directory when stopped while it is still starting (seeding)", async () => {
+    const tmp = tempDir("repo-early-stop-");
+    const made = new Promise<void>((resolve) => {
+      const watcher = watch(tmp, (_, name) => {
+        if (!String(name).startsWith("preservation-repo-")) return;
+        watcher.close();
+        resolve();
+      });
+    });
+    // 2,000 synthetic entities: near a second of seeding between the folder being made and the port opening.
+    const child = spawn(process.execPath, [CLI, "repository", "--port", "0", "--seed", "2000"], {
+      env: { ...process.env, TMPDIR: tmp },
+      stdio: "ignore",
+    });
+    await made;
+    const exited = once(child, "exit");
+    child.kill("SIGTERM");
+    const [code, killedBy] = await exited;
+    expect({ code, killedBy, left: readdirSync(tmp) }).toEqual({ code: 0, killedBy: null, left: [] });
+  });
+
   it("honours password overrides from the environment", async () => {
     const repo = await spawnRepository(["--seed", "none"], {
       PRESERVATION_DEMO_READER_PASSWORD: "s3cret-reader",
@@ -114,7 +137,6 @@ describe("the repository service process", () => {
   });
 
   it("keeps serving when whoever read the first line closes the pipe (| head -1)", async () => {
-    const { spawn } = await import("node:child_process");
     // The shell pipeline in its own process group, so the test can stop all of it.
     const sh = spawn(
       "sh",
