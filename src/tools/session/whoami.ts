@@ -45,7 +45,12 @@ const whoami = defineTool({
       ...rest,
       roleNames: me.roles.map(roleWord),
       readOnly: audience.readOnly,
-      toolsets: access.map(({ toolset, offered, notOffered }) => ({ toolset, offered, notOffered })),
+      // Copies: the derived access is shared by every call with the same audience (support/access.ts).
+      toolsets: access.map(({ toolset, offered, notOffered }) => ({
+        toolset,
+        offered: [...offered],
+        notOffered: notOffered.map(({ tools, why }) => ({ tools: [...tools], why })),
+      })),
       service,
     };
     const text = lines(

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
+import type { RunningRepository } from "../../../repository/server.js";
+import type { Audience } from "../../../src/guards/visibility.js";
+import { DEFAULT_TOOLSETS } from "../../../src/tools/define.js";
+import { ALL_TOOLS } from "../../../src/tools/index.js";
+import { accessByToolset } from "../../../src/tools/support/access.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
-import { DEMO_USERS } from "../../helpers/repository.js";
+import { authed, DEMO_USERS, login } from "../../helpers/repository.js";
 import { stableText } from "../../helpers/snapshot.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
@@ -90,5 +95,82 @@ describe("whoami's answer text", () => {
       - operations (What the repository is doing: processes and their failures, workflows, reports; what was changed through the assistant (the audit trail)): off on this server (PRESERVATION_TOOLSETS): processes, workflows, control_workflow, reports; needs an audit log (PRESERVATION_AUDIT_LOG): audit_log
       - admin (Administration: users, security tags and roles, storage and quota, entitlements, configuration history, authentication settings, migration policy, the format registry): off on this server (PRESERVATION_TOOLSETS)"
     `);
+  });
+});
+
+/** Replaces a user's roles through the Admin API, as an administrator would (the manager is one). */
+async function setRoles(repo: RunningRepository, user: string, roles: string[]): Promise<void> {
+  const put = authed(repo.url, (await login(repo.url, "manager")).token);
+  const res = await put(`/api/admin/users/${user}`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/xml" },
+    body: `<User xmlns="http://preservica.com/AdminAPI/v7.7"><UserName>${user}</UserName><Roles>${roles.map((r) => `<Role>${r}</Role>`).join("")}</Roles></User>`,
+  });
+  if (res.status !== 200) throw new Error(`setting ${user}'s roles: ${res.status} ${await res.text()}`);
+}
+
+describe("whoami after the person's roles change", () => {
+  // A repository of its own: the reader's roles change here.
+  const own = useRepository({ seed: "demo" });
+  const reader = useMcp({ user: "reader", repo: own });
+
+  it("answers from the roles of the latest sign-in: a reader made curator, then reader again", async () => {
+    const access = async () => {
+      const s = await reader.call<{
+        roleNames: string[];
+        toolsets: { toolset: string; offered: string[] }[];
+      }>("whoami");
+      return { roles: s.roleNames, metadata: s.toolsets.find((t) => t.toolset === "metadata")?.offered };
+    };
+    const asReader = await access();
+    expect(asReader).toEqual({ roles: ["reader"], metadata: [] });
+
+    await setRoles(own, "reader", ["SDB_ACCESS_USER", "SDB_DATA_MANAGEMENT_USER"]);
+    await reader.deps.session.login(); // the roles a session holds are those of its sign-in
+    const asCurator = await access();
+    expect(asCurator.roles).toEqual(["reader", "curator"]);
+    expect(asCurator.metadata).toContain("update_entity");
+
+    await setRoles(own, "reader", ["SDB_ACCESS_USER"]);
+    await reader.deps.session.login();
+    expect(await access()).toEqual(asReader);
+  });
+});
+
+describe("whoami's table of access (support/access.ts)", () => {
+  const audience = (over: Partial<Audience> = {}): Audience => ({
+    readOnly: false,
+    toolsets: new Set(DEFAULT_TOOLSETS),
+    roles: ["ROLE_SDB_ACCESS_USER", "ROLE_SDB_DATA_MANAGEMENT_USER"],
+    features: new Set(),
+    ...over,
+  });
+
+  it("is derived once per audience, and anew for anything it depends on", () => {
+    const curator = accessByToolset(ALL_TOOLS, audience());
+    // An equal audience in new objects (whoami makes one a call), its roles in another order: the same answer.
+    expect(
+      accessByToolset(
+        ALL_TOOLS,
+        audience({ roles: ["ROLE_SDB_DATA_MANAGEMENT_USER", "ROLE_SDB_ACCESS_USER"] }),
+      ),
+    ).toBe(curator);
+    const offered = (access: ReturnType<typeof accessByToolset>) => access.flatMap((t) => t.offered).sort();
+    const others = [
+      audience({ roles: ["ROLE_SDB_ACCESS_USER"] }),
+      audience({ roles: undefined }),
+      audience({ readOnly: true }),
+      audience({ toolsets: new Set([...DEFAULT_TOOLSETS, "lifecycle"]) }),
+      audience({ features: new Set(["local-downloads"]) }),
+    ];
+    for (const other of others)
+      expect(offered(accessByToolset(ALL_TOOLS, other))).not.toEqual(offered(curator));
+    // Another list of tools has answers of its own.
+    expect(offered(accessByToolset(ALL_TOOLS.slice(0, 3), audience()))).toEqual(
+      ALL_TOOLS.slice(0, 3)
+        .filter((t) => DEFAULT_TOOLSETS.includes(t.toolset))
+        .map((t) => t.name)
+        .sort(),
+    );
   });
 });
