@@ -1,31 +1,21 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_DEMO_PASSWORDS, seedUsersAndTags } from "../../repository/seed.js";
 import { checkPassword, publishedPasswordKey, publishedPasswordMarker } from "../../repository/store/auth.js";
 import { openDatabase } from "../../repository/store/db.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /**
  * Issue 9 §2, cold start of the embedded default: the sign-in with a published demo password skips scrypt,
  * and a start with data present does not load the demo seed.
  */
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "pmcp-cold-"));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
 describe("published demo passwords", () => {
   it("are checked against the seed's marker, not with scrypt", () => {
-    const db = openDatabase(tempDir());
+    const db = openDatabase(tempDir("pmcp-cold-"));
     try {
       seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS);
       const pw = DEFAULT_DEMO_PASSWORDS.curator;
@@ -49,7 +39,7 @@ describe("published demo passwords", () => {
   });
 
   it("keep scrypt for a password that was overridden", () => {
-    const db = openDatabase(tempDir());
+    const db = openDatabase(tempDir("pmcp-cold-"));
     try {
       seedUsersAndTags(db, { ...DEFAULT_DEMO_PASSWORDS, curator: "a-private-password" });
       const marker = db.prepare("SELECT value FROM meta WHERE key = ?").get(publishedPasswordKey("curator"));
@@ -90,7 +80,7 @@ await r.close();`;
   };
 
   it("loads the demo seed only to seed an empty store", () => {
-    const dataDir = join(tempDir(), "data");
+    const dataDir = join(tempDir("pmcp-cold-"), "data");
     const first = modulesLoadedByStart(dataDir);
     expect(first.some((u) => u.endsWith("/repository/seed/demo.js"))).toBe(true);
     const again = modulesLoadedByStart(dataDir);

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /**
  * The MCP conformance suite against our Streamable HTTP server, through scripts/conformance.mjs (which starts
@@ -64,11 +64,10 @@ const GENERIC_02 = [
 ];
 const CLEAN = / 0 fail unexpectedly, 0 listed ones now pass, 0 listed ones did not run$/m;
 
-const work = mkdtempSync(join(tmpdir(), "pmcp-conformance-test-"));
+const work = tempDir("pmcp-conformance-test-");
 let kept: string | undefined;
 let unavailable: string | undefined;
 afterAll(() => {
-  rmSync(work, { recursive: true, force: true });
   if (kept) rmSync(kept, { recursive: true, force: true });
 });
 

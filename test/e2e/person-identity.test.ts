@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,6 +11,7 @@ import { totp } from "../../repository/totp.js";
 import { SignInLinks } from "../../src/identity/links.js";
 import { startIssuer, type TestIssuer } from "../helpers/oauth-issuer.js";
 import { DEMO_USERS, type DemoUser, startTestRepository } from "../helpers/repository.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { childEnv, killStragglers, MODERN, type SpawnedCli, spawnCli, startHttp } from "./helpers.js";
 
 afterAll(killStragglers);
@@ -43,7 +43,7 @@ function appears(secret: string, text: string): boolean {
 const answers: string[] = [];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "pmcp-person-"));
+  dir = tempDir("pmcp-person-");
   [repo, issuer, browser] = await Promise.all([
     startTestRepository({ seed: "demo" }),
     startIssuer(),
@@ -72,7 +72,6 @@ afterAll(async () => {
   await server?.stop();
   await repo?.close();
   await issuer?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const auth = (sub: string, scope?: string) => ({

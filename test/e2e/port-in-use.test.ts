@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/process.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 describe("a port already in use", () => {
   let blocker: Server;
   let port: number;
-  const dataDir = mkdtempSync(join(tmpdir(), "pmcp-port-test-"));
+  const dataDir = tempDir("pmcp-port-test-");
   beforeAll(async () => {
     blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
@@ -16,7 +14,6 @@ describe("a port already in use", () => {
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => blocker.close(() => resolve()));
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("stops the repository service with one line that says what to do", async () => {

@@ -1,13 +1,13 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { RunningRepository } from "../../repository/server.js";
 import { CLI } from "../helpers/process.js";
 import { startTestRepository } from "../helpers/repository.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { childEnv, remoteEnv } from "./helpers.js";
 
 /**
@@ -17,13 +17,12 @@ import { childEnv, remoteEnv } from "./helpers.js";
 
 const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
 let repo: RunningRepository;
-const scratch = mkdtempSync(join(tmpdir(), "pmcp-self-"));
+const scratch = tempDir("pmcp-self-");
 beforeAll(async () => {
   repo = await startTestRepository();
 });
 afterAll(async () => {
   await repo?.close();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** The banner's hint of an HTTP server started in `cwd` with `PATH`. */

@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   type AuditEntry,
   AuditLog,
@@ -11,6 +10,7 @@ import {
 } from "../../src/guards/audit.js";
 import { textOf } from "../helpers/mcp.js";
 import { DEMO_USERS } from "../helpers/repository.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../helpers/use-mcp.js";
 
 /**
@@ -32,12 +32,11 @@ function entries(file: string): AuditEntry[] {
 }
 
 describe("audit log", () => {
-  const dir = mkdtempSync(join(tmpdir(), "audit-"));
+  const dir = tempDir("audit-");
   const file = join(dir, "nested", "audit.jsonl");
   const repo = useRepository({ seed: "demo" });
   const curator = useMcp({ user: "curator", repo, flags: ["--audit-log", file] });
   const reader = useMcp({ user: "reader", repo, flags: ["--audit-log", file] });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("appends a write with user, tool, target title, argument digest and outcome", async () => {
     const args = { title: "Audit trail folder", securityTag: "open" };

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openLocalFile, readLocalFile } from "../../src/local/open-file.js";
 import { resolveLocalPath } from "../../src/local/roots.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 async function collect(s: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -18,13 +18,9 @@ async function collect(s: Readable): Promise<Buffer> {
  * and must be the file the path check saw; what is hashed and sent comes from that one handle.
  */
 describe("local files opened once, links refused at open", () => {
-  const root = mkdtempSync(join(tmpdir(), "pmcp-open-"));
-  const outside = mkdtempSync(join(tmpdir(), "pmcp-open-out-"));
+  const root = tempDir("pmcp-open-");
+  const outside = tempDir("pmcp-open-out-");
   writeFileSync(join(outside, "secret.txt"), "SECRET");
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(outside, { recursive: true, force: true });
-  });
   const swap = (path: string) => {
     rmSync(path);
     symlinkSync(join(outside, "secret.txt"), path);

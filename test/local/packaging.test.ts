@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { planPackage } from "../../src/local/packaging.js";
 import { LocalPathError, resolveLocalPath } from "../../src/local/roots.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 async function collect(s: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -32,12 +32,8 @@ function entries(buf: Buffer): Promise<Map<string, Buffer>> {
 }
 
 describe("planPackage", () => {
-  const root = mkdtempSync(join(tmpdir(), "pmcp-pack-"));
-  const outside = mkdtempSync(join(tmpdir(), "pmcp-pack-out-"));
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(outside, { recursive: true, force: true });
-  });
+  const root = tempDir("pmcp-pack-");
+  const outside = tempDir("pmcp-pack-out-");
   mkdirSync(join(root, "box", "empty"), { recursive: true });
   mkdirSync(join(root, "box", "sub"));
   writeFileSync(join(root, "box", "a.txt"), "alpha");

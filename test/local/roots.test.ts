@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { LocalPathError, resolveLocalPath } from "../../src/local/roots.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 /** Local paths are confined to the folders the person allowed, whatever the spelling or the links. */
 describe("resolveLocalPath", () => {
@@ -10,7 +10,7 @@ describe("resolveLocalPath", () => {
   let root: string;
   let outside: string;
   beforeAll(() => {
-    base = mkdtempSync(join(tmpdir(), "roots-"));
+    base = tempDir("roots-");
     root = join(base, "allowed");
     outside = join(base, "elsewhere");
     mkdirSync(join(root, "scans"), { recursive: true });
@@ -20,7 +20,6 @@ describe("resolveLocalPath", () => {
     symlinkSync(join(outside, "secret.txt"), join(root, "link-out.txt"));
     symlinkSync(join(root, "scans"), join(root, "link-in"));
   });
-  afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   it("resolves files and folders inside a root, absolute or relative to the first root", async () => {
     expect(await resolveLocalPath([root], join(root, "scans", "page1.tif"))).toMatchObject({

@@ -1,18 +1,15 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, rmSync, watch } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readdirSync, watch } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, runCli, spawnRepository, stopAllSpawned } from "../helpers/process.js";
 import { authed, login } from "../helpers/repository.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 describe("the repository service process", () => {
-  const dataDir = mkdtempSync(join(tmpdir(), "repo-process-test-"));
+  const dataDir = tempDir("repo-process-test-");
   afterAll(async () => {
     await stopAllSpawned();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("prints its URL first, seeds once, keeps data and tokens across a restart, and stops cleanly on SIGTERM", async () => {
@@ -35,28 +32,24 @@ describe("the repository service process", () => {
   });
 
   it("seeds once when two processes start on one empty data directory at the same moment", async () => {
-    const shared = mkdtempSync(join(tmpdir(), "repo-race-test-"));
+    const shared = tempDir("repo-race-test-");
+    const [a, b] = await Promise.all([
+      spawnRepository(["--data", shared, "--seed", "demo"]),
+      spawnRepository(["--data", shared, "--seed", "demo"]),
+    ]);
     try {
-      const [a, b] = await Promise.all([
-        spawnRepository(["--data", shared, "--seed", "demo"]),
-        spawnRepository(["--data", shared, "--seed", "demo"]),
-      ]);
-      try {
-        expect([a.stdout(), b.stdout()].filter((o) => o.includes("(seeded)"))).toHaveLength(1);
-        const { token } = await login(a.url, "manager");
-        const totals = await Promise.all(
-          [a.url, b.url].map(async (url) => {
-            const res = await authed(url, token)("/api/content/search?q=%25&max=1");
-            return ((await res.json()) as { value: { totalHits: number } }).value.totalHits;
-          }),
-        );
-        expect(totals[0]).toBeGreaterThan(0);
-        expect(totals[1]).toBe(totals[0]);
-      } finally {
-        await Promise.all([a.stop(), b.stop()]);
-      }
+      expect([a.stdout(), b.stdout()].filter((o) => o.includes("(seeded)"))).toHaveLength(1);
+      const { token } = await login(a.url, "manager");
+      const totals = await Promise.all(
+        [a.url, b.url].map(async (url) => {
+          const res = await authed(url, token)("/api/content/search?q=%25&max=1");
+          return ((await res.json()) as { value: { totalHits: number } }).value.totalHits;
+        }),
+      );
+      expect(totals[0]).toBeGreaterThan(0);
+      expect(totals[1]).toBe(totals[0]);
     } finally {
-      rmSync(shared, { recursive: true, force: true });
+      await Promise.all([a.stop(), b.stop()]);
     }
   });
 

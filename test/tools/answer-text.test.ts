@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ALL_TOOLS } from "../../src/tools/index.js";
 import { textOf } from "../helpers/mcp.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { useMcp } from "../helpers/use-mcp.js";
 import { DEMO } from "./discovery/demo-facts.js";
 import { missingFacts } from "./discovery/text-facts.js";
@@ -66,7 +65,7 @@ const CALLS: Record<string, { args: Record<string, unknown>; programOnly?: strin
 const READ_TOOLS = ALL_TOOLS.filter((t) => t.annotations.readOnlyHint === true).map((t) => t.name);
 
 describe("every read tool's text carries the facts of its structured content", () => {
-  const folder = mkdtempSync(join(tmpdir(), "pmcp-answer-text-"));
+  const folder = tempDir("pmcp-answer-text-");
   const mcp = useMcp({
     user: "manager",
     flags: ["--toolsets", "all"],
@@ -76,7 +75,6 @@ describe("every read tool's text carries the facts of its structured content", (
     // One change through the assistant, so audit_log has an entry to show.
     await mcp.call("update_entity", { ref: DEMO.refs.textAsset, title: "Harbour master's journal, 1852" });
   });
-  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it("every read tool of the registry has a call here", () => {
     expect(READ_TOOLS.filter((name) => !(name in CALLS))).toEqual([]);

@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /**
  * pyPreservica's own AdminAPI (the real client, 3.4.4) run against the service: every user, security-tag
@@ -81,12 +81,11 @@ describe.skipIf(!available)("pyPreservica AdminAPI against the service", () => {
 
   beforeAll(async () => {
     repo = await startTestRepository();
-    cwd = mkdtempSync(join(tmpdir(), "pyp-admin-"));
+    cwd = tempDir("pyp-admin-");
     out = await runPython(new URL(repo.url).host, cwd);
   }, 90_000);
   afterAll(async () => {
     await repo?.close();
-    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
   it("lists users and reads a user's details", () => {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileOf } from "../../../repository/search/files.js";
 import type { RunningRepository } from "../../../repository/server.js";
 import { DEMO_USERS, type DemoUser, login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { storeHash } from "../writes/store-hash.js";
 
 /**
@@ -172,17 +173,13 @@ describe.skipIf(!HAS_CLIENT)("CMIS with Debian's cmis-client (libcmis)", () => {
     expect(text && binary).toBeTruthy();
     for (const a of [text, binary]) {
       if (!a) continue;
-      const dir = mkdtempSync(join(tmpdir(), "cmis-get-"));
-      try {
-        const r = await cmis("reader", ["get-content", `sdb:IO|${a.ref}`], dir);
-        expect(r.code, r.out).toBe(0);
-        expect(readdirSync(dir)).toEqual([a.file.filename]);
-        const bytes = readFileSync(join(dir, a.file.filename));
-        expect(bytes.length).toBe(a.file.size);
-        expect(createHash("sha256").update(bytes).digest("hex")).toBe(a.file.sha256);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      const dir = tempDir("cmis-get-");
+      const r = await cmis("reader", ["get-content", `sdb:IO|${a.ref}`], dir);
+      expect(r.code, r.out).toBe(0);
+      expect(readdirSync(dir)).toEqual([a.file.filename]);
+      const bytes = readFileSync(join(dir, a.file.filename));
+      expect(bytes.length).toBe(a.file.size);
+      expect(createHash("sha256").update(bytes).digest("hex")).toBe(a.file.sha256);
     }
   });
 
@@ -227,46 +224,42 @@ describe.skipIf(!HAS_CLIENT)("CMIS with Debian's cmis-client (libcmis)", () => {
     const asset = entity("type = 'IO' AND security_tag = 'open'");
     const folder = entity("type = 'SO' AND security_tag = 'open'");
     const before = storeHash(repo.svc.db);
-    const dir = mkdtempSync(join(tmpdir(), "cmis-write-"));
-    try {
-      const input = join(dir, "new.txt");
-      await import("node:fs").then((fs) => fs.writeFileSync(input, "replacement"));
-      const tries: [string[], RegExp][] = [
-        [["create-folder", `sdb:SO|${folder.ref}`, "New folder"], /CreateFolder not allowed/],
+    const dir = tempDir("cmis-write-");
+    const input = join(dir, "new.txt");
+    writeFileSync(input, "replacement");
+    const tries: [string[], RegExp][] = [
+      [["create-folder", `sdb:SO|${folder.ref}`, "New folder"], /CreateFolder not allowed/],
+      [
         [
-          [
-            "create-document",
-            `sdb:SO|${folder.ref}`,
-            "New doc",
-            "--input-file",
-            input,
-            "--input-type",
-            "text/plain",
-          ],
-          /CreateDocument not allowed/,
+          "create-document",
+          `sdb:SO|${folder.ref}`,
+          "New doc",
+          "--input-file",
+          input,
+          "--input-type",
+          "text/plain",
         ],
-        [["delete", `sdb:IO|${asset.ref}`], /DeleteObject not allowed/],
-        [
-          ["update-object", `sdb:IO|${asset.ref}`, "--object-property", "cmis:name=Renamed"],
-          /UpdateProperties is not allowed/,
-        ],
-        [
-          ["move-object", `sdb:IO|${asset.ref}`, `sdb:SO|${asset.parent_ref}`, `sdb:SO|${folder.ref}`],
-          /MoveObject not allowed/,
-        ],
-        // libcmis checks the wrong action before setting content, so this one reaches the service: 405.
-        [
-          ["set-content", `sdb:IO|${asset.ref}`, "--input-file", input, "--input-type", "text/plain"],
-          /returned error: 405/,
-        ],
-      ];
-      for (const [args, refusal] of tries) {
-        const r = await cmis("manager", args, dir);
-        expect(r.out, args.join(" ")).toMatch(refusal);
-        expect(r.out, args.join(" ")).not.toMatch(/^Id: /m);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+        /CreateDocument not allowed/,
+      ],
+      [["delete", `sdb:IO|${asset.ref}`], /DeleteObject not allowed/],
+      [
+        ["update-object", `sdb:IO|${asset.ref}`, "--object-property", "cmis:name=Renamed"],
+        /UpdateProperties is not allowed/,
+      ],
+      [
+        ["move-object", `sdb:IO|${asset.ref}`, `sdb:SO|${asset.parent_ref}`, `sdb:SO|${folder.ref}`],
+        /MoveObject not allowed/,
+      ],
+      // libcmis checks the wrong action before setting content, so this one reaches the service: 405.
+      [
+        ["set-content", `sdb:IO|${asset.ref}`, "--input-file", input, "--input-type", "text/plain"],
+        /returned error: 405/,
+      ],
+    ];
+    for (const [args, refusal] of tries) {
+      const r = await cmis("manager", args, dir);
+      expect(r.out, args.join(" ")).toMatch(refusal);
+      expect(r.out, args.join(" ")).not.toMatch(/^Id: /m);
     }
     expect(storeHash(repo.svc.db)).toBe(before);
   });

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed/demo.js";
@@ -15,6 +14,7 @@ import {
   insertEntity,
 } from "../../../repository/store/entities/write.js";
 import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { arr, parseXml, text } from "../entity-xml.js";
 import { progress } from "../writes/structure-helpers.js";
 import { expectRefused, signIn, type Users } from "../writes/write-helpers.js";
@@ -320,7 +320,7 @@ describe("the package route", () => {
 
 describe("retention and restarts", () => {
   it("keeps a package 7 days after the export ends; then 404, and the file is swept (also at start-up)", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "export-retention-"));
+    const dataDir = tempDir("export-retention-");
     let clock = Date.now();
     const now = () => clock;
     let r = await startTestRepository({ seed: "demo", dataDir, now });
@@ -343,12 +343,11 @@ describe("retention and restarts", () => {
       expect(exportFiles(r)).toEqual([]);
     } finally {
       await r.close();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
   it("an export stopped half-way stays ACTIVE, leaves no partial file, and completes after a restart", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "export-resume-"));
+    const dataDir = tempDir("export-resume-");
     process.env.PRESERVATION_EXPORT_PAUSE_MS = "150";
     let r = await startTestRepository({ seed: "demo", dataDir });
     try {
@@ -381,7 +380,6 @@ describe("retention and restarts", () => {
     } finally {
       delete process.env.PRESERVATION_EXPORT_PAUSE_MS;
       await r.close();
-      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

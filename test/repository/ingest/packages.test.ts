@@ -1,15 +1,14 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { packageFileName, sweepPackages } from "../../../repository/ingest/packages.js";
 import { createAction } from "../../../repository/store/actions/write.js";
 import { openDatabase } from "../../../repository/store/db.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /** The packages folder: what a crash leaves there is swept, what an unfinished ingest needs is kept. */
 
-const dir = mkdtempSync(join(tmpdir(), "ingest-packages-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("ingest-packages-");
 
 describe("sweepPackages", () => {
   it("removes day-old files no unfinished ingest names, keeps the rest", () => {

@@ -1,11 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed/demo.js";
 import { type RunningRepository, startRepository } from "../../../repository/server.js";
 import { type Db, openDatabaseFile } from "../../../repository/store/db.js";
 import { startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { parseXml } from "../entity-xml.js";
 import { type Fetcher, signIn, type Users } from "../writes/write-helpers.js";
 import { arr, finished, instance, monitorValue, PM, startCheck, text, WF, wfXml } from "./ops-helpers.js";
@@ -165,13 +165,12 @@ describe("while it runs (a large store, one bitstream per batch)", () => {
 
   beforeAll(async () => {
     process.env.PRESERVATION_ACTION_BATCH = "1";
-    dataDir = mkdtempSync(join(tmpdir(), "integrity-check-test-"));
+    dataDir = tempDir("integrity-check-test-");
     repo = await startRepository({ port: 0, host: "127.0.0.1", dataDir, seed: N });
     u = await signIn(repo);
   });
   afterAll(async () => {
     await repo?.close();
-    rmSync(dataDir, { recursive: true, force: true });
     if (batchBefore === undefined) delete process.env.PRESERVATION_ACTION_BATCH;
     else process.env.PRESERVATION_ACTION_BATCH = batchBefore;
   });

@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /**
  * The real Python client against the service: pyPreservica 3.4.4's PreservationActionRegistry (PAR API,
@@ -24,11 +24,10 @@ let dir: string;
 
 beforeAll(async () => {
   repo = await startTestRepository();
-  dir = mkdtempSync(join(tmpdir(), "pyp-registry-"));
+  dir = tempDir("pyp-registry-");
 });
 afterAll(async () => {
   await repo?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const SCRIPT = `

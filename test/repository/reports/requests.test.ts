@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO } from "../../../repository/seed.js";
 import type { RunningRepository } from "../../../repository/server.js";
 import { startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { accepted, E, settled } from "../writes/structure-helpers.js";
 import { expectRefused, sendXml, signIn, type Users } from "../writes/write-helpers.js";
 import {
@@ -31,7 +31,7 @@ import {
 
 let repo: RunningRepository;
 let u: Users;
-const dataDir = mkdtempSync(join(tmpdir(), "reports-requests-"));
+const dataDir = tempDir("reports-requests-");
 
 beforeAll(async () => {
   repo = await startTestRepository({ seed: "demo", dataDir, actionConcurrency: 1 });
@@ -40,7 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.PRESERVATION_REPORT_PAUSE_MS;
   await repo?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const post = (report: string, init: RequestInit = {}, query = "") =>

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, utimesSync } from "node:fs";
+import { utimesSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { buildZip, children, hash } from "../ingest/ingest-helpers.js";
 import { storeHash } from "../writes/store-hash.js";
 import { settled } from "../writes/structure-helpers.js";
@@ -453,14 +453,13 @@ describe("limits and start-up", () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "s3-upload-test-"));
+    dataDir = tempDir("s3-upload-test-");
     small = await startTestRepository({ dataDir, maxUploadBytes: 100_000 });
     smallToken = (await login(small.url, "curator")).token;
   });
 
   afterAll(async () => {
     await small?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("caps a PutObject by maxUploadBytes: declared (413 before reading) or streamed", async () => {

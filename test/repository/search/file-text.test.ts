@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IdentifiedFormat } from "../../../repository/formats.js";
@@ -18,6 +16,7 @@ import {
 import { addReplacementGeneration } from "../../../repository/store/files/write.js";
 import { MIGRATIONS, migrate } from "../../../repository/store/migrations/index.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { pdfWithPages } from "./pdf-fixture.js";
 
 /** Words inside assets' text files are searchable (entity_fts.file_text, search/file-text.ts). */
@@ -293,34 +292,30 @@ describe("file text at seed time and on upgrade", () => {
   });
 
   it("a store upgraded from schema 3 has its files' words (text and PDF) indexed by the first text search", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "file-text-"));
+    const dir = tempDir("file-text-");
+    const old = openDatabaseFile(join(dir, "repository.sqlite"));
+    migrate(old, MIGRATIONS.slice(0, 3));
+    // The content store lives beside the database, as startRepository lays it out.
+    const { ContentStore } = await import("../../../repository/store/content-store.js");
+    const store = new ContentStore(join(dir, "content"));
+    const { io } = assetWithFile(old, store, "Parish notes", {
+      name: "notes.txt",
+      mimeType: "text/plain",
+      bytes: Buffer.from("The vestry met to discuss the bellringers."),
+    });
+    const scan = assetWithFile(old, store, "Parish scan", {
+      name: "scan.pdf",
+      mimeType: "application/pdf",
+      bytes: pdfWithPages([["Churchwardens' accounts for the glebe"]]),
+    });
+    old.close();
+    const repo = await startRepository({ port: 0, host: "127.0.0.1", seed: "none", dataDir: dir });
     try {
-      const old = openDatabaseFile(join(dir, "repository.sqlite"));
-      migrate(old, MIGRATIONS.slice(0, 3));
-      // The content store lives beside the database, as startRepository lays it out.
-      const { ContentStore } = await import("../../../repository/store/content-store.js");
-      const store = new ContentStore(join(dir, "content"));
-      const { io } = assetWithFile(old, store, "Parish notes", {
-        name: "notes.txt",
-        mimeType: "text/plain",
-        bytes: Buffer.from("The vestry met to discuss the bellringers."),
-      });
-      const scan = assetWithFile(old, store, "Parish scan", {
-        name: "scan.pdf",
-        mimeType: "application/pdf",
-        bytes: pdfWithPages([["Churchwardens' accounts for the glebe"]]),
-      });
-      old.close();
-      const repo = await startRepository({ port: 0, host: "127.0.0.1", seed: "none", dataDir: dir });
-      try {
-        const token = (await login(repo.url, "manager")).token;
-        expect(await searchIds(repo, token, "bellringer")).toEqual([id(io)]);
-        expect(await searchIds(repo, token, "churchwardens glebe")).toEqual([id(scan.io)]);
-      } finally {
-        await repo.close();
-      }
+      const token = (await login(repo.url, "manager")).token;
+      expect(await searchIds(repo, token, "bellringer")).toEqual([id(io)]);
+      expect(await searchIds(repo, token, "churchwardens glebe")).toEqual([id(scan.io)]);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await repo.close();
     }
   });
 });

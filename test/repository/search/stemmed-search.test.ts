@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
@@ -13,6 +11,7 @@ import {
   schemaVersion,
 } from "../../../repository/store/migrations/index.js";
 import { login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /**
  * Stemmed full-text search (FTS5 porter over unicode61) through the Content API, the migration that
@@ -164,45 +163,41 @@ describe("content objects in a folder's subtree", () => {
 
 describe("migration 004", () => {
   it("turns an unstemmed store (schema 3) into a stemmed one, keeping every row", () => {
-    const dir = mkdtempSync(join(tmpdir(), "stemmed-search-"));
-    try {
-      const old = openDatabaseFile(join(dir, "repository.sqlite"));
-      migrate(old, MIGRATIONS.slice(0, 3));
-      expect(schemaVersion(old)).toBe(3);
-      const maps = insertEntity(old, { type: "IO", title: "Maps of the harbour", securityTag: "open" });
-      insertEntity(old, {
-        type: "IO",
-        title: "Council minutes",
-        description: "Café accounts",
-        securityTag: "open",
-      });
-      const match = (db: Db, q: string) =>
-        (
-          db.prepare("SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?").all(q) as { rowid: number }[]
-        ).map((r) => r.rowid);
-      // The old tokenizer does not stem: this is what the migration changes.
-      expect(match(old, "map")).toEqual([]);
-      old.close();
+    const dir = tempDir("stemmed-search-");
+    const old = openDatabaseFile(join(dir, "repository.sqlite"));
+    migrate(old, MIGRATIONS.slice(0, 3));
+    expect(schemaVersion(old)).toBe(3);
+    const maps = insertEntity(old, { type: "IO", title: "Maps of the harbour", securityTag: "open" });
+    insertEntity(old, {
+      type: "IO",
+      title: "Council minutes",
+      description: "Café accounts",
+      securityTag: "open",
+    });
+    const match = (db: Db, q: string) =>
+      (db.prepare("SELECT rowid FROM entity_fts WHERE entity_fts MATCH ?").all(q) as { rowid: number }[]).map(
+        (r) => r.rowid,
+      );
+    // The old tokenizer does not stem: this is what the migration changes.
+    expect(match(old, "map")).toEqual([]);
+    old.close();
 
-      const db = openDatabase(dir);
-      try {
-        expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
-        const sql = (
-          db.prepare("SELECT sql FROM sqlite_master WHERE name = 'entity_fts'").get() as { sql: string }
-        ).sql;
-        expect(sql).toContain("porter unicode61 remove_diacritics 2");
-        expect(
-          db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'entity_fts_unstemmed%'").all(),
-        ).toEqual([]);
-        expect(match(db, "map")).toEqual([maps.id]);
-        expect(match(db, "minute")).toHaveLength(1);
-        expect(match(db, "cafe")).toHaveLength(1);
-        expect(db.prepare("SELECT count(*) AS n FROM entity_fts").get()).toEqual({ n: 2 });
-      } finally {
-        db.close();
-      }
+    const db = openDatabase(dir);
+    try {
+      expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
+      const sql = (
+        db.prepare("SELECT sql FROM sqlite_master WHERE name = 'entity_fts'").get() as { sql: string }
+      ).sql;
+      expect(sql).toContain("porter unicode61 remove_diacritics 2");
+      expect(
+        db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'entity_fts_unstemmed%'").all(),
+      ).toEqual([]);
+      expect(match(db, "map")).toEqual([maps.id]);
+      expect(match(db, "minute")).toHaveLength(1);
+      expect(match(db, "cafe")).toHaveLength(1);
+      expect(db.prepare("SELECT count(*) AS n FROM entity_fts").get()).toEqual({ n: 2 });
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      db.close();
     }
   });
 

@@ -1,22 +1,19 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configEventFilterInfo, configEventsPage } from "../../../repository/store/config-events/read.js";
 import { recordConfigEvent } from "../../../repository/store/config-events/write.js";
 import { type Db, openDatabase } from "../../../repository/store/db.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /** Config events: appended with the change, read newest first, filtered, paged. */
 describe("config events store", () => {
   let dir: string;
   let db: Db;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "config-events-"));
+    dir = tempDir("config-events-");
     db = openDatabase(dir);
   });
   afterAll(() => {
     db.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("records, filters and pages, newest first, and lists the values that occur", () => {

@@ -1,11 +1,11 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 
 /**
  * pyPreservica's own WebHooksAPI (the real client) against the service: subscribe (its receiver, the
@@ -112,12 +112,11 @@ describe.skipIf(!available)("pyPreservica WebHooksAPI against the service", () =
       return { dest, item: io.ref };
     })();
     item = refs.item;
-    cwd = mkdtempSync(join(tmpdir(), "pyp-webhooks-"));
+    cwd = tempDir("pyp-webhooks-");
     out = await runPython([new URL(repo.url).host, refs.item, refs.dest], cwd);
   }, 90_000);
   afterAll(async () => {
     await repo?.close();
-    if (cwd) rmSync(cwd, { recursive: true, force: true });
   });
 
   it("subscribes, lists and unsubscribes", () => {

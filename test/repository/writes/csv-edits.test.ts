@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readCsvEdit } from "../../../repository/metadata-groups/csv.js";
 import type { RunningRepository } from "../../../repository/server.js";
@@ -10,6 +7,7 @@ import type { Db } from "../../../repository/store/db.js";
 import { addFragment, insertEntity } from "../../../repository/store/entities/write.js";
 import { allGroups } from "../../../repository/store/metadata-groups/read.js";
 import { authed, login, startTestRepository } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { arr, getXml, parseXml, text } from "../entity-xml.js";
 import { storeHash } from "./store-hash.js";
 
@@ -43,7 +41,7 @@ async function start(): Promise<void> {
 }
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "csv-edits-"));
+  dataDir = tempDir("csv-edits-");
   await start();
   const db = repo.svc.db;
   // A tag the curator may read but not edit: rows for its entities are refused.
@@ -86,7 +84,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await repo?.close();
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 function csv(rows: string[][]): string {

@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addBitstream,
   addGeneration,
@@ -10,6 +9,7 @@ import {
 } from "../../../repository/store/entities/write.js";
 import { startMcp, textOf } from "../../helpers/mcp.js";
 import { stableText } from "../../helpers/snapshot.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp } from "../../helpers/use-mcp.js";
 import { DEMO, seedFile } from "./demo-facts.js";
 
@@ -20,9 +20,8 @@ interface Saved {
 }
 
 describe("download_file", () => {
-  const folder = mkdtempSync(join(tmpdir(), "pmcp-downloads-"));
+  const folder = tempDir("pmcp-downloads-");
   const mcp = useMcp({ user: "curator", flags: ["--download-dir", folder] });
-  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it("saves a binary file byte-exact, verified against every recorded fixity, with progress", async () => {
     const seed = seedFile("photoNorthQuay1890");

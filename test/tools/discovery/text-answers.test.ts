@@ -1,8 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { textOf } from "../../helpers/mcp.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp } from "../../helpers/use-mcp.js";
 import { DEMO, seedFile } from "./demo-facts.js";
 import { missingFacts } from "./text-facts.js";
@@ -17,9 +15,8 @@ import { missingFacts } from "./text-facts.js";
 const HANDLES = ["uri", "hasMore", "properties.puid"];
 
 describe("the text of every discovery answer carries the facts of its structured content", () => {
-  const folder = mkdtempSync(join(tmpdir(), "pmcp-text-facts-"));
+  const folder = tempDir("pmcp-text-facts-");
   const mcp = useMcp({ user: "manager", flags: ["--download-dir", folder] });
-  afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   async function check(tool: string, args: Record<string, unknown>, ignore: string[] = []) {
     const res = await mcp.raw(tool, args);

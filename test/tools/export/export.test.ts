@@ -2,23 +2,21 @@ import { createHash } from "node:crypto";
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { serviceClientOf } from "../../../src/server/server.js";
 import { ERAS, type McpHarness, textOf } from "../../helpers/mcp.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Status {
@@ -66,8 +64,8 @@ async function finish(mcp: McpHarness, job: string): Promise<Status> {
 }
 
 describe.each(ERAS)("export (%s)", (era) => {
-  const root = mkdtempSync(join(tmpdir(), "pmcp-export-root-"));
-  const downloads = mkdtempSync(join(tmpdir(), "pmcp-export-dl-"));
+  const root = tempDir("pmcp-export-root-");
+  const downloads = tempDir("pmcp-export-dl-");
   const bytes = Buffer.alloc(200_000, 42);
   const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({
@@ -82,10 +80,6 @@ describe.each(ERAS)("export (%s)", (era) => {
     mkdirSync(join(root, "reels"));
     writeFileSync(join(root, "reels", "reel-1.bin"), bytes);
     writeFileSync(join(root, "reels", "notes.txt"), "Reel notes\n");
-  });
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(downloads, { recursive: true, force: true });
   });
 
   it("exports a folder and, done within the wait, saves the package byte-exact and verified, with a link", async () => {

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createWriteStream, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import yazl from "yazl";
 import type { RunningRepository } from "../../../repository/server.js";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, type McpHarness, textOf } from "../../helpers/mcp.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Ingested {
@@ -52,8 +52,8 @@ async function finish(mcp: McpHarness, job: string): Promise<Status> {
 }
 
 describe.each(ERAS)("ingest (%s)", (era) => {
-  const root = mkdtempSync(join(tmpdir(), "pmcp-ingest-root-"));
-  const outside = mkdtempSync(join(tmpdir(), "pmcp-ingest-outside-"));
+  const root = tempDir("pmcp-ingest-root-");
+  const outside = tempDir("pmcp-ingest-outside-");
   const bytesA = Buffer.from("Minute book, page 1\n".repeat(100));
   const bytesB = Buffer.alloc(300_000, 7);
   const repo = useRepository({ seed: "demo" });
@@ -76,10 +76,6 @@ describe.each(ERAS)("ingest (%s)", (era) => {
     const done = pipeline(zip.outputStream, createWriteStream(join(root, "letters.zip")));
     zip.end();
     await done;
-  });
-  afterAll(() => {
-    rmSync(root, { recursive: true, force: true });
-    rmSync(outside, { recursive: true, force: true });
   });
 
   const newFolder = (title: string) =>

@@ -1,12 +1,12 @@
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createWriteStream, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import yazl from "yazl";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import { authed, login } from "../../helpers/repository.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Status {
@@ -24,7 +24,7 @@ interface Status {
 }
 
 describe.each(ERAS)("job_status (%s)", (era) => {
-  const work = mkdtempSync(join(tmpdir(), "pmcp-jobs-"));
+  const work = tempDir("pmcp-jobs-");
   let http: ReturnType<typeof authed>;
   const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({ user: "manager", repo, era, flags: ["--toolsets", "all"] });
@@ -32,7 +32,6 @@ describe.each(ERAS)("job_status (%s)", (era) => {
   beforeAll(async () => {
     http = authed(repo.url, (await login(repo.url, "manager")).token);
   });
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("follows a move started by plain HTTP to its end, naming the moved asset", async () => {
     const from = insertEntity(repo.svc.db, { type: "SO", title: `From ${era}`, securityTag: "open" });

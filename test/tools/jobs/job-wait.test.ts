@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Progress } from "../../../src/api/actions.js";
 import { secondsLeft } from "../../../src/tools/support/job-wait.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { asset, folder } from "../structure/support.js";
 
@@ -15,7 +15,7 @@ import { asset, folder } from "../structure/support.js";
  */
 
 describe.each(ERAS)("a job still running after the wait (%s)", (era) => {
-  const work = mkdtempSync(join(tmpdir(), "pmcp-job-wait-"));
+  const work = tempDir("pmcp-job-wait-");
   const auditPath = join(work, "audit.jsonl");
   const repo = useRepository({ seed: "none" });
   beforeAll(async () => {
@@ -30,7 +30,6 @@ describe.each(ERAS)("a job still running after the wait (%s)", (era) => {
     flags: ["--toolsets", "all"],
     env: { PRESERVATION_TOOL_TIMEOUT_SECS: "3", PRESERVATION_AUDIT_LOG: auditPath },
   });
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it("answers the job handle, says it is still running and how to follow it; the audit says started", async () => {
     const a = folder(repo, "Boxes");

@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 
 interface Files {
@@ -17,11 +16,10 @@ interface Files {
 }
 
 describe.each(ERAS)("add_representation (%s)", (era) => {
-  const root = mkdtempSync(join(tmpdir(), "lifecycle-rep-"));
+  const root = tempDir("lifecycle-rep-");
   const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all", "--ingest-roots", root], repo, era });
   const plain = useMcp({ user: "curator", flags: ["--toolsets", "all"], repo, era });
-  afterAll(() => rm(root, { recursive: true, force: true }));
 
   it("streams a local file into a new access representation", async () => {
     const asset = insertEntity(repo.svc.db, { type: "IO", title: "Harbour plan", securityTag: "open" });

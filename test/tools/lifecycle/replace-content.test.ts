@@ -1,22 +1,20 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { insertEntity } from "../../../repository/store/entities/write.js";
 import { ERAS, textOf } from "../../helpers/mcp.js";
 import type { Preview } from "../../helpers/preview.js";
+import { tempDir } from "../../helpers/temp-dir.js";
 import { useMcp, useRepository } from "../../helpers/use-mcp.js";
 import { settle } from "./support.js";
 
 const sha256 = (b: Buffer) => createHash("sha256").update(b).digest("hex");
 
 describe.each(ERAS)("replace_content (%s)", (era) => {
-  const root = mkdtempSync(join(tmpdir(), "lifecycle-replace-"));
+  const root = tempDir("lifecycle-replace-");
   const repo = useRepository({ seed: "demo" });
   const mcp = useMcp({ user: "curator", flags: ["--toolsets", "all", "--ingest-roots", root], repo, era });
-  afterAll(() => rm(root, { recursive: true, force: true }));
 
   /** An asset with one content object holding `bytes` (added through add_representation). */
   async function contentObject(name: string, bytes: Buffer): Promise<{ co: string; asset: string }> {
