@@ -2,11 +2,13 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import {
   copyFileSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -17,7 +19,6 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleCli } from "../scripts/bundle-cli.mjs";
 import { runCli } from "./helpers/process.js";
 import { copyOfTemplate } from "./helpers/templates.js";
 
@@ -26,9 +27,9 @@ const PLAIN_CLI = fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
 
 /**
  * The bundled CLI (scripts/bundle-cli.mjs, for a faster cold start) must be the same program as dist/src/cli.js:
- * built here into a package-shaped folder (package.json, node_modules beside dist/), then driven as a real
- * process by a real MCP client against the embedded default, side by side with the unbundled build. Its code
- * cache (src/cli/code-cache.ts) goes to a temporary XDG_CACHE_HOME.
+ * the build's bundle, copied into a package-shaped folder (package.json, node_modules beside dist/), is driven as
+ * a real process by a real MCP client against the embedded default, side by side with the unbundled build. Its
+ * code cache (src/cli/code-cache.ts) goes to a temporary XDG_CACHE_HOME.
  */
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 let pkgDir: string;
@@ -36,14 +37,22 @@ let bundled: string;
 let cacheHome: string;
 const dataDirs: string[] = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   pkgDir = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-"));
   mkdirSync(join(pkgDir, "dist"));
   copyFileSync(join(ROOT, "package.json"), join(pkgDir, "package.json"));
   symlinkSync(join(ROOT, "node_modules"), join(pkgDir, "node_modules"));
-  bundled = await bundleCli({ outDir: join(pkgDir, "dist", "bundle") });
+  // The bundle `npm run build` made (npm test's pretest; also the CLI the other tests spawn), not a second one
+  // built here: rolldown again cost 1-2 s. Older than the compiled modules it is made of, it would be compared
+  // as a stale program.
+  const built = join(ROOT, "dist", "bundle");
+  const entry = join(ROOT, "dist", "src", "fast-start.js");
+  if (statSync(join(built, "preservation-mcp.cjs")).mtimeMs < statSync(entry).mtimeMs)
+    throw new Error("dist/bundle is older than dist/src: run npm run build");
+  cpSync(built, join(pkgDir, "dist", "bundle"), { recursive: true });
+  bundled = join(pkgDir, "dist", "bundle", "preservation-mcp.cjs");
   cacheHome = mkdtempSync(join(tmpdir(), "pmcp-cli-bundle-cache-"));
-}, 60_000);
+});
 
 afterAll(() => {
   rmSync(pkgDir, { recursive: true, force: true });
