@@ -19,7 +19,9 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { remoteEnv } from "./e2e/helpers.js";
 import { runCli } from "./helpers/process.js";
+import { startTestRepository } from "./helpers/repository.js";
 import { copyOfTemplate } from "./helpers/templates.js";
 
 /** The compiled modules the bundle is made from (helpers/process.ts's CLI is the bundle itself). */
@@ -201,6 +203,40 @@ describe("the bundled CLI", () => {
       child.kill("SIGTERM");
       await once(child, "exit");
     }
+  }, 30_000);
+
+  it("serves stdio without loading the HTTP transport or Hono (a start's module loading is most of its time)", async () => {
+    // A preload lists the bundle's files this process loaded; each names its modules in `// path` lines.
+    const probe = join(pkgDir, "loaded-probe.cjs");
+    const listed = join(pkgDir, "loaded.json");
+    writeFileSync(
+      probe,
+      `process.once("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listed)}, JSON.stringify(Object.keys(require.cache))));`,
+    );
+    // Against a service by URL: the embedded one is a Hono app, and would load Hono itself.
+    const repo = await startTestRepository({ seed: "none" });
+    try {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ["-r", probe, bundled],
+        env: childEnv(remoteEnv(repo.url)),
+        stderr: "ignore",
+      });
+      const client = new Client({ name: "bundle-test", version: "1" });
+      await client.connect(transport);
+      expect((await client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
+      await client.close();
+    } finally {
+      await repo.close();
+    }
+    await expect.poll(() => readdirSync(pkgDir).includes("loaded.json")).toBe(true);
+    const modules = (JSON.parse(readFileSync(listed, "utf8")) as string[])
+      .filter((f) => f.startsWith(join(pkgDir, "dist", "bundle")))
+      .flatMap((f) => readFileSync(f, "utf8").match(/^\/\/ (?:dist|node_modules)\/\S+$/gm) ?? []);
+    expect(modules).toContain("// dist/src/server/server.js");
+    const transportModules =
+      /^\/\/ (dist\/src\/http\/|node_modules\/(@hono|hono|@modelcontextprotocol\/hono)\/)/;
+    expect(modules.filter((m) => transportModules.test(m))).toEqual([]);
   }, 30_000);
 
   it("carries undici's Pool but not its index (fetch, WebSocket, cache and mock agents), which a start would run for nothing", () => {

@@ -6,9 +6,7 @@ import { isServiceError } from "../api/errors.js";
 import { type Config, ConfigError, loadConfig, passwordInClearWarning } from "../config.js";
 import type { EmbeddedTarget } from "../embedded.js";
 import { audienceFrom, isToolVisible, resolveToolsets } from "../guards/visibility.js";
-import { canWrite } from "../http/oauth/resource-server.js";
-import { sessionReadiness, withSharedState } from "../http/readiness.js";
-import { type Readiness, serveOverHttp } from "../http/serve.js";
+import type { Readiness } from "../http/serve.js";
 import type { PersonRuntime } from "../identity/runtime.js";
 import { createLogger, type Logger } from "../log.js";
 import {
@@ -198,16 +196,22 @@ function serveOverStdio(factory: () => McpServer, log: Logger): { close(): Promi
 export async function runMcpServer(argv: string[]): Promise<void> {
   const runtime = await prepareRuntime(argv);
   const { config, deps } = runtime;
-  // Over HTTP with OAuth, a token without the write scope gets the read-only tool list.
-  const scoped = (d: ServerDeps, ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
-    buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(d) : d, ctx?.watching);
   const person = runtime.person;
-  const factory = person
-    ? async (ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
-        scoped(await callerDeps(deps, person, ctx?.authInfo), ctx)
-    : (ctx?: { authInfo?: AuthInfo; watching?: Watching }) => scoped(deps, ctx);
   let stopServing: () => Promise<void>;
   if (config.http.enabled) {
+    // Loaded only here: a stdio server has no use for the HTTP transport, OAuth or the readiness checks.
+    const [{ canWrite }, { sessionReadiness, withSharedState }, { serveOverHttp }] = await Promise.all([
+      import("../http/oauth/resource-server.js"),
+      import("../http/readiness.js"),
+      import("../http/serve.js"),
+    ]);
+    // Over HTTP with OAuth, a token without the write scope gets the read-only tool list.
+    const scoped = (d: ServerDeps, ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
+      buildServer(ctx?.authInfo && !canWrite(ctx.authInfo) ? readOnlyDeps(d) : d, ctx?.watching);
+    const factory = person
+      ? async (ctx?: { authInfo?: AuthInfo; watching?: Watching }) =>
+          scoped(await callerDeps(deps, person, ctx?.authInfo), ctx)
+      : (ctx?: { authInfo?: AuthInfo; watching?: Watching }) => scoped(deps, ctx);
     // Person mode has no account of its own to be signed in: each caller's session is theirs.
     const ownReadiness: () => Readiness = person ? () => ({ ready: true }) : sessionReadiness(deps.session);
     // A port in use must not leave the embedded service and the session running behind an exited server.

@@ -24,9 +24,13 @@ type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
 /**
  * yazl's CRC-32 is a pure-JavaScript loop (about 200 MB/s); Node's zlib.crc32 is native (about 2 GB/s).
  * Point yazl's buffer-crc32 at it for what yazl passes (a Buffer and a numeric running value), after
- * checking both against the standard test vector; left alone if anything differs.
+ * checking both against the standard test vector; left alone if anything differs. Done before the first
+ * zip, not when this module loads: finding and loading buffer-crc32 costs every server start ~4 ms.
  */
+let crc32Checked = false;
 function useNativeCrc32(): void {
+  if (crc32Checked) return;
+  crc32Checked = true;
   try {
     const native = (zlib as unknown as { crc32?: (d: Buffer, v?: number) => number }).crc32;
     if (!native) return;
@@ -43,7 +47,6 @@ function useNativeCrc32(): void {
     // Another layout of node_modules: yazl keeps its own CRC-32.
   }
 }
-useNativeCrc32();
 
 /** Operating-system clutter the service skips anyway: not sent at all. */
 const CLUTTER = new Set([".DS_Store", "Thumbs.db", "desktop.ini", "__MACOSX"]);
@@ -172,6 +175,7 @@ async function walk(
  * makes it. No file is opened until `open()` is called, so a plan that is never sent holds nothing open.
  */
 function zipOf(entries: PackageEntry[]): { size: number; open(): Readable } {
+  useNativeCrc32();
   const zip = new yazl.ZipFile();
   const out = new PassThrough({ highWaterMark: READ_CHUNK });
   let opened!: () => void;

@@ -100,3 +100,31 @@ export function listedInput<S extends z.ZodType>(schema: S): S {
 export function listedOutput<S extends z.ZodType>(schema: S): S {
   return compact(schema, true);
 }
+
+/**
+ * A registered schema made on its first use (a call's validation, or a listing): every start registers
+ * ~100 tools, and making each one's registered schemas (zod copies: strict, with `confirmation`, partial)
+ * took ~5 ms of it, while a session lists the tools at most once and calls a few. Like `compact`, it offers
+ * the SDK only `~standard` (zod >= 4.2 gives every schema its JSON Schema there).
+ */
+export function lazySchema<S extends z.ZodType>(make: () => S): S {
+  let made: StandardWithJson["~standard"] | undefined;
+  const std = () => {
+    made ??= (make() as unknown as StandardWithJson)["~standard"];
+    return made;
+  };
+  const json = (io: "input" | "output", opts: JsonSchemaOptions) => {
+    const convert = std().jsonSchema;
+    if (!convert) throw new Error("a registered schema needs zod >= 4.2 (its JSON Schema)");
+    return convert[io](opts);
+  };
+  const lazy: StandardWithJson = {
+    "~standard": {
+      version: 1,
+      vendor: "zod",
+      validate: (value) => std().validate(value),
+      jsonSchema: { input: (opts) => json("input", opts), output: (opts) => json("output", opts) },
+    },
+  };
+  return lazy as unknown as S;
+}

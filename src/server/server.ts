@@ -15,7 +15,7 @@ import { TOOLSET_IDS, TOOLSETS, type ToolsetInfo } from "../tools/toolsets.js";
 import { toolCallHandler } from "./call-boundary.js";
 import { answerToolsNotOffered } from "./not-offered.js";
 import { type LiveServer, type ServerDeps, type ServerRuntime, serverRuntime } from "./runtime.js";
-import { listedInput, listedOutput } from "./schemas.js";
+import { lazySchema, listedInput, listedOutput } from "./schemas.js";
 
 export const SERVER_INFO = { name: "preservation-mcp", version: "0.1.0" };
 
@@ -173,8 +173,8 @@ const CONFIRMATION_ARG = z
 
 /**
  * The schemas as registered: strict inputs; a confirmed tool also takes `confirmation` and may answer a
- * preview. Made once per tool and kept: over HTTP every request builds a server, and the JSON Schema each
- * lists is then computed once, not per request.
+ * preview. Made once per tool, on first use (lazySchema), and kept: over HTTP every request builds a server,
+ * and the JSON Schema each lists is then computed once, not per request.
  */
 const REGISTERED = new WeakMap<AnyTool, { input: z.ZodObject; output: z.ZodObject }>();
 function registeredSchemas(tool: AnyTool): { input: z.ZodObject; output: z.ZodObject } {
@@ -182,14 +182,21 @@ function registeredSchemas(tool: AnyTool): { input: z.ZodObject; output: z.ZodOb
   if (!schemas) {
     schemas = tool.confirm
       ? {
-          input: listedInput(strictInput(tool.inputSchema.safeExtend({ confirmation: CONFIRMATION_ARG }))),
-          output: listedOutput(
-            tool.outputSchema
-              .partial()
-              .safeExtend({ confirmationRequired: ConfirmationRequiredSchema.optional() }),
+          input: lazySchema(() =>
+            listedInput(strictInput(tool.inputSchema.safeExtend({ confirmation: CONFIRMATION_ARG }))),
+          ),
+          output: lazySchema(() =>
+            listedOutput(
+              tool.outputSchema
+                .partial()
+                .safeExtend({ confirmationRequired: ConfirmationRequiredSchema.optional() }),
+            ),
           ),
         }
-      : { input: listedInput(strictInput(tool.inputSchema)), output: listedOutput(tool.outputSchema) };
+      : {
+          input: lazySchema(() => listedInput(strictInput(tool.inputSchema))),
+          output: lazySchema(() => listedOutput(tool.outputSchema)),
+        };
     REGISTERED.set(tool, schemas);
   }
   return schemas;
