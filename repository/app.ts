@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { TrieRouter } from "hono/router/trie-router";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, ServiceContext } from "./context.js";
 import { allowedMethodsOf, appRoutes } from "./http/allowed-methods.js";
@@ -94,7 +95,10 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * shape (JSON `{success:false, message}`, which real clients parse even on 401) and the 404.
  */
 export function createApp(svc: ServiceContext, opts: { faults?: Faults } = {}): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // Hono's default router tries a RegExpRouter first and, when some route's pattern is beyond it (ours are),
+  // builds a TrieRouter instead, at the first request: the trie it ends with, without the attempt before it
+  // (~5 ms of every start of the embedded service).
+  const app = new Hono<AppEnv>({ router: new TrieRouter() });
   app.use(async (c, next) => {
     c.set("svc", svc);
     await next();
