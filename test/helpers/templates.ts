@@ -1,4 +1,4 @@
-import { cpSync, existsSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./temp-dir.js";
 
@@ -18,7 +18,36 @@ export function copyOfTemplate(seed: TemplateSeed): { dir: string; remove(): voi
   const template = root ? join(root, seed) : undefined;
   if (!template || !existsSync(template)) return undefined;
   const dir = tempDir(`pmcp-${seed}-`);
-  // The template is one database file (test/global-setup.ts); a stray -wal or -shm would not belong to it.
-  cpSync(template, dir, { recursive: true, filter: (src) => !/\.sqlite-(wal|shm)$/.test(src) });
+  for (const entry of templateEntries(template)) {
+    if (entry.folder) mkdirSync(join(dir, entry.path));
+    else copyFileSync(join(template, entry.path), join(dir, entry.path));
+  }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A template's folders and files, parents first, as listed once per process (they do not change in a run). */
+const listed = new Map<string, { path: string; folder: boolean }[]>();
+
+/**
+ * Copied entry by entry from this list, a copy takes ~5 ms on tmpfs where fs.cpSync, which examines each
+ * entry again per copy, took 12-19 ms; most test files copy a template per repository they start.
+ */
+function templateEntries(template: string): { path: string; folder: boolean }[] {
+  const known = listed.get(template);
+  if (known) return known;
+  const entries: { path: string; folder: boolean }[] = [];
+  const walk = (rel: string) => {
+    for (const e of readdirSync(join(template, rel), { withFileTypes: true })) {
+      const path = join(rel, e.name);
+      // The template is one database file (test/global-setup.ts); a stray -wal or -shm would not belong to it.
+      if (/\.sqlite-(wal|shm)$/.test(e.name)) continue;
+      if (e.isDirectory()) {
+        entries.push({ path, folder: true });
+        walk(path);
+      } else entries.push({ path, folder: false });
+    }
+  };
+  walk("");
+  listed.set(template, entries);
+  return entries;
 }
