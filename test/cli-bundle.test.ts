@@ -239,6 +239,14 @@ describe("the bundled CLI", () => {
     expect(modules.filter((m) => transportModules.test(m))).toEqual([]);
   }, 30_000);
 
+  it("is ASCII throughout, which V8 holds as one-byte strings (half the memory, faster to load at each start)", () => {
+    const dir = join(pkgDir, "dist", "bundle");
+    const other = readdirSync(dir)
+      .filter((f) => f.endsWith(".cjs"))
+      .flatMap((f) => (/[\u0080-\uffff]/.test(readFileSync(join(dir, f), "utf8")) ? [f] : []));
+    expect(other).toEqual([]);
+  });
+
   it("carries undici's Pool but not its index (fetch, WebSocket, cache and mock agents), which a start would run for nothing", () => {
     const dir = join(pkgDir, "dist", "bundle");
     const text = readdirSync(dir)
