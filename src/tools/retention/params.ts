@@ -62,14 +62,18 @@ export function assignmentView(a: RetentionAssignment, p: RetentionPolicy | unde
   };
 }
 
-/** One line: `"Financial records" (policy …): 7 years from …, 2020-01-01 → 2027-01-01, in force; assignment …`. */
-export function assignmentLine(a: AssignmentView): string {
-  const name = a.policyName ? `"${clip(a.policyName, 80)}"` : "a policy";
+/** When it runs and whether it holds: `2020-01-01 → 2027-01-01, in force`. */
+export function assignmentSpan(a: AssignmentView): string {
   const span = `${a.startDate ? a.startDate.slice(0, 10) : "start not reported"} → ${
     a.expires ? a.expires.slice(0, 10) : a.period === "indefinitely" ? "no end" : "end not known"
   }`;
-  const state = a.expired ? "expired" : "in force";
-  return `${name} (policy ${a.policyRef}): ${a.period}, ${span}, ${state}${a.expiryAction ? `; at expiry ${a.expiryAction}` : ""}; assignment ${a.apiId}`;
+  return `${span}, ${a.expired ? "expired" : "in force"}`;
+}
+
+/** One line: `"Financial records" (policy …): 7 years from …, 2020-01-01 → 2027-01-01, in force; assignment …`. */
+export function assignmentLine(a: AssignmentView): string {
+  const name = a.policyName ? `"${clip(a.policyName, 80)}"` : "a policy";
+  return `${name} (policy ${a.policyRef}): ${a.period}, ${assignmentSpan(a)}${a.expiryAction ? `; at expiry ${a.expiryAction}` : ""}; assignment ${a.apiId}`;
 }
 
 /** The asset `ref` names; a folder or content object is refused with what to do instead. */

@@ -62,3 +62,14 @@ export async function assignedPolicies(repo: RunningRepository, assetRef: string
   const xml = await assignmentsOnWire(repo, assetRef);
   return [...xml.matchAll(/<(?:\w+:)?RetentionPolicy>([^<]+)</g)].map((m) => m[1] as string);
 }
+
+/** Makes a policy assignable or not as the manager over HTTP (`PUT …/assignable`, text body True/False). */
+export async function setAssignable(repo: RunningRepository, policyRef: string, assignable: boolean) {
+  const { token } = await login(repo.url, "manager");
+  const res = await authed(repo.url, token)(`/api/entity/retention-policies/${policyRef}/assignable`, {
+    method: "PUT",
+    headers: { "content-type": "text/plain" },
+    body: assignable ? "True" : "False",
+  });
+  if (res.status !== 200) throw new Error(`setting assignable: ${res.status} ${await res.text()}`);
+}
