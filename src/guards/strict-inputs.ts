@@ -9,7 +9,8 @@ import { z } from "zod";
 
 let installed = false;
 
-function installUnknownArgumentMessage(): void {
+/** Installs the refusal's message (once): by strictInput, and by the server as it registers tools. */
+export function installUnknownArgumentMessage(): void {
   if (installed) return;
   installed = true;
   z.config({

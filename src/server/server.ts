@@ -2,7 +2,7 @@ import { McpServer, type RegisteredTool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { createServiceClient, type ServiceClient } from "../api/index.js";
 import { ConfirmationRequiredSchema } from "../guards/confirm.js";
-import { strictInput } from "../guards/strict-inputs.js";
+import { installUnknownArgumentMessage, strictInput } from "../guards/strict-inputs.js";
 import { type Audience, changesRepository, isToolVisible } from "../guards/visibility.js";
 import { offerSubscriptions, type SubscriptionSink } from "../live/subscribe-handlers.js";
 import { registerPrompts } from "../prompts/index.js";
@@ -180,6 +180,9 @@ const REGISTERED = new WeakMap<AnyTool, { input: z.ZodObject; output: z.ZodObjec
 function registeredSchemas(tool: AnyTool): { input: z.ZodObject; output: z.ZodObject } {
   let schemas = REGISTERED.get(tool);
   if (!schemas) {
+    // Installed as the tools are registered, as when their schemas were made here: the message must not
+    // wait for the first call.
+    installUnknownArgumentMessage();
     schemas = tool.confirm
       ? {
           input: lazySchema(() =>
