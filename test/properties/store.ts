@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import type { RunningRepository } from "../../repository/server.js";
+import type { Db } from "../../repository/store/db.js";
+import { untilWritten } from "../helpers/store-writes.js";
 
 /**
  * A digest of everything the repository holds that a write could change: entities, metadata, identifiers,
@@ -11,20 +13,20 @@ import type { RunningRepository } from "../../repository/server.js";
 
 const SKIP = /^(sqlite_|entity_fts|tokens$|challenges$|users$|previews$|meta$|generation_properties$)/;
 
-export function storeTables(repo: RunningRepository): string[] {
-  const rows = repo.svc.db
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-    .all() as { name: string }[];
+function storeTables(db: Db): string[] {
+  const rows = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as {
+    name: string;
+  }[];
   return rows.map((r) => r.name).filter((n) => !SKIP.test(n));
 }
 
 /** Columns a read may set: a generation is marked characterised when it is first read (see SKIP). */
 const READ_SET_COLUMNS: Record<string, readonly string[]> = { generations: ["characterised"] };
 
-function columnsOf(repo: RunningRepository, table: string): string {
+function columnsOf(db: Db, table: string): string {
   const skip = READ_SET_COLUMNS[table];
   if (!skip) return "*";
-  const cols = repo.svc.db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[];
+  const cols = db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[];
   return cols
     .map((c) => c.name)
     .filter((n) => !skip.includes(n))
@@ -32,40 +34,22 @@ function columnsOf(repo: RunningRepository, table: string): string {
     .join(", ");
 }
 
-/** The last digest taken of each repository, with the write count it was taken at. */
-const lastDigest = new WeakMap<
-  RunningRepository,
-  { writes: string; digest: Readonly<Record<string, string>> }
->();
-
 /**
- * Moves whenever anything is written to the store: the service's connection counts every row its INSERT,
- * UPDATE and DELETE statements change (`total_changes()`, also counted when rolled back), and `data_version`
- * moves when another connection commits to the file. Cheap (microseconds), where a digest reads every row.
- */
-function writeCount(repo: RunningRepository): string {
-  const { n } = repo.svc.db.prepare("SELECT total_changes() AS n").get() as { n: number };
-  return `${n}:${repo.svc.db.pragma("data_version", { simple: true })}`;
-}
-
-/**
- * One sha256 per table (so a difference names the table), rows in a stable order. Taken again only when the
- * write count moved since the last one: reading and hashing the demo store's ~5,000 rows costs ~50 ms, and the
- * property tests take one before and after each of ~1,000 calls, of which only a few dozen write anything.
+ * One sha256 per table (so a difference names the table), rows in a stable order. Taken again only once the
+ * store was written (test/helpers/store-writes.ts): reading and hashing the demo store's ~5,000 rows costs
+ * ~50 ms, and the property tests take one before and after each of ~1,000 calls, of which only a few dozen
+ * write anything.
  */
 export function storeDigest(repo: RunningRepository): Readonly<Record<string, string>> {
-  const writes = writeCount(repo);
-  const last = lastDigest.get(repo);
-  if (last?.writes === writes) return last.digest;
-  const digest = Object.freeze(digestOfEveryRow(repo));
-  lastDigest.set(repo, { writes, digest });
-  return digest;
+  return digestUntilWritten(repo.svc.db);
 }
 
-function digestOfEveryRow(repo: RunningRepository): Record<string, string> {
+const digestUntilWritten = untilWritten((db) => Object.freeze(digestOfEveryRow(db)));
+
+function digestOfEveryRow(db: Db): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const table of storeTables(repo)) {
-    const rows = repo.svc.db.prepare(`SELECT ${columnsOf(repo, table)} FROM "${table}"`).all() as Record<
+  for (const table of storeTables(db)) {
+    const rows = db.prepare(`SELECT ${columnsOf(db, table)} FROM "${table}"`).all() as Record<
       string,
       unknown
     >[];

@@ -3,6 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { ServiceContext } from "../../../repository/context.js";
 import type { Db } from "../../../repository/store/db.js";
+import { untilWritten } from "../../helpers/store-writes.js";
 import { comparedColumns, READ_SET_TABLES, storeHash } from "../writes/store-hash.js";
 
 /**
@@ -49,25 +50,11 @@ export function storedState(svc: ServiceContext): {
 /**
  * A cheap fingerprint of what a write changes, taken around every case so that a case the service
  * lets through is named at once: the small write-side tables whole, and of the large tables the row
- * counts and the newest event (every change to an entity records one).
+ * counts and the newest event (every change to an entity records one). Read again only once the store
+ * was written (test/helpers/store-writes.ts): most junk writes nothing, and reading the tables twice per
+ * case was a third of this suite's time.
  */
-export function writeState(db: Db): string {
-  const changes = db.prepare("SELECT total_changes()").pluck().get() as number;
-  const last = lastWriteState.get(db);
-  if (last?.changes === changes) return last.state;
-  const state = readWriteState(db);
-  lastWriteState.set(db, { changes, state });
-  return state;
-}
-
-/**
- * writeState() as last read, with the change count it was read at. SQLite's total_changes() counts every
- * row the connection inserted, updated or deleted (in triggers too), and the service writes through its
- * one connection (repository/store/db.ts): while the count stands still nothing was written, so the state
- * read then still holds. Most junk writes nothing, and reading the tables twice per case was a third of
- * this suite's time.
- */
-const lastWriteState = new WeakMap<Db, { changes: number; state: string }>();
+export const writeState: (db: Db) => string = untilWritten(readWriteState);
 
 function readWriteState(db: Db): string {
   const whole = [

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../../repository/store/db.js";
+import { untilWritten } from "../../helpers/store-writes.js";
 
 /**
  * What a read may set, so it is no change: technical properties, which a file stored without them (the
@@ -23,9 +24,12 @@ export function comparedColumns(db: Db, table: string): string {
 /**
  * A hash of every row of every table (and the FTS index's text), to prove that a refused request
  * changed nothing. Tokens and users are left out: logging in (to make the request) changes them; so is
- * what a read may set (READ_SET_TABLES, READ_SET_COLUMNS).
+ * what a read may set (READ_SET_TABLES, READ_SET_COLUMNS). Hashed again only once the store was written
+ * (test/helpers/store-writes.ts).
  */
-export function storeHash(db: Db): string {
+export const storeHash: (db: Db) => string = untilWritten(hashEveryRow);
+
+function hashEveryRow(db: Db): string {
   const h = createHash("sha256");
   const tables = (
     db
