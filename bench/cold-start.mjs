@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Cold start of the MCP server over stdio with the embedded default, its demo data already present: from
 // spawning the process to the first tool result (`whoami`), as an MCP client sees it. Issue 9 §2: target under
-// 300 ms on an idle machine.
+// 300 ms on an idle machine; issue 21: the bundle within 1.25x of the SDK-only server in the same runs.
 //
 // A shared machine's load moves every figure, so each run starts every variant once, in rotating order, and the
 // figures are printed side by side with their ratios to two baselines measured in the same runs:
@@ -20,7 +20,7 @@
 // Usage: npm run build && node bench/cold-start.mjs [--runs 11] [--list] [--bundle] [--variant label=cli.js]...
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -204,6 +204,17 @@ try {
   console.log(
     `\ntarget < 300 ms on an idle machine: ${[...verdict("current"), ...verdict("bundled")].join(", ")}; this machine's bare node start ${nodeT.toFixed(0)} ms, SDK-only server ${helloT.toFixed(0)} ms in the same runs`,
   );
+  // Issue 21: within 1.25x of the SDK's own server, measured in the same runs (a ratio, so a busy machine
+  // moves it less than the times; still, the load of the runs belongs beside any figure quoted).
+  const bundledT = med("bundled", "t");
+  if (bundledT !== undefined) {
+    const ratio = bundledT / helloT;
+    console.log(
+      `target <= 1.25x the SDK-only server: bundled ${ratio.toFixed(2)}x (${ratio <= 1.25 ? "met" : "not met"}); load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
+  }
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(cacheHome, { recursive: true, force: true });
