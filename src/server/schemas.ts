@@ -108,9 +108,15 @@ export function listedOutput<S extends z.ZodType>(schema: S): S {
  * the SDK only `~standard` (zod >= 4.2 gives every schema its JSON Schema there).
  */
 export function lazySchema<S extends z.ZodType>(make: () => S): S {
+  const lazy = {} as StandardWithJson;
   let made: StandardWithJson["~standard"] | undefined;
+  // Once made, the made schema's own `~standard` takes the lazy one's place: every later call's validation
+  // goes straight to zod, with no step of ours in between.
   const std = () => {
-    made ??= (make() as unknown as StandardWithJson)["~standard"];
+    if (made === undefined) {
+      made = (make() as unknown as StandardWithJson)["~standard"];
+      lazy["~standard"] = made;
+    }
     return made;
   };
   const json = (io: "input" | "output", opts: JsonSchemaOptions) => {
@@ -118,13 +124,11 @@ export function lazySchema<S extends z.ZodType>(make: () => S): S {
     if (!convert) throw new Error("a registered schema needs zod >= 4.2 (its JSON Schema)");
     return convert[io](opts);
   };
-  const lazy: StandardWithJson = {
-    "~standard": {
-      version: 1,
-      vendor: "zod",
-      validate: (value) => std().validate(value),
-      jsonSchema: { input: (opts) => json("input", opts), output: (opts) => json("output", opts) },
-    },
+  lazy["~standard"] = {
+    version: 1,
+    vendor: "zod",
+    validate: (value) => std().validate(value),
+    jsonSchema: { input: (opts) => json("input", opts), output: (opts) => json("output", opts) },
   };
   return lazy as unknown as S;
 }
