@@ -7,6 +7,18 @@ import type { ContentStore } from "../store/content-store.js";
 type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
 
 /**
+ * The buffer-crc32 module instance yazl calls. In the bundle (dist/bundle, CommonJS, with yazl and buffer-crc32
+ * inlined by rolldown) `require` exists and rolldown turns require("buffer-crc32") into the bundle's own copy, the
+ * one its yazl calls, where a look-up on disk would find node_modules' copy, which the bundle never calls. As an
+ * ES module there is no `require`: yazl's copy is found from yazl's own folder. An ES `import` would reach
+ * neither: buffer-crc32 maps `import` to a separate ES build of itself.
+ */
+function yazlCrc32(): Crc32Module {
+  if (typeof require === "function") return require("buffer-crc32") as Crc32Module;
+  return createRequire(createRequire(import.meta.url).resolve("yazl"))("buffer-crc32") as Crc32Module;
+}
+
+/**
  * yazl computes each entry's CRC-32 with its dependency buffer-crc32, a pure-JavaScript table loop
  * (about 200 MB/s on this project's machines, half the speed of everything else an export does). Node
  * has the same function natively (zlib.crc32, about 2 GB/s), so yazl's copy of buffer-crc32 is pointed
@@ -15,8 +27,7 @@ type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
  */
 function useNativeCrc32(): void {
   try {
-    const fromYazl = createRequire(createRequire(import.meta.url).resolve("yazl"));
-    const mod = fromYazl("buffer-crc32") as Crc32Module;
+    const mod = yazlCrc32();
     const original = mod.unsigned;
     const vector = Buffer.from("123456789");
     if (original(vector) !== 0xcbf43926 || zlib.crc32(vector) !== 0xcbf43926) return;

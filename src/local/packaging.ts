@@ -22,10 +22,24 @@ import { type LocalPath, LocalPathError, shownPath } from "./roots.js";
 type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
 
 /**
+ * The buffer-crc32 module instance yazl computes its CRC-32 with. In the bundle (dist/bundle, CommonJS, with yazl
+ * and buffer-crc32 inlined by rolldown) `require` exists and rolldown turns require("buffer-crc32") into the
+ * bundle's own copy, the one its yazl calls: looking the package up on disk there (as below) would find
+ * node_modules' copy, which the bundle never calls. As an ES module (dist/src, the tests) there is no `require`:
+ * yazl's copy is the one found from yazl's own folder. An ES `import` would reach neither: buffer-crc32 maps
+ * `import` to a separate ES build of itself (dist/index.mjs) while yazl's `require` loads dist/index.cjs.
+ */
+function yazlCrc32(): Crc32Module {
+  if (typeof require === "function") return require("buffer-crc32") as Crc32Module;
+  return createRequire(createRequire(import.meta.url).resolve("yazl"))("buffer-crc32") as Crc32Module;
+}
+
+/**
  * yazl's CRC-32 is a pure-JavaScript loop (about 200 MB/s); Node's zlib.crc32 is native (about 2 GB/s).
  * Point yazl's buffer-crc32 at it for what yazl passes (a Buffer and a numeric running value), after
- * checking both against the standard test vector; left alone if anything differs. Done before the first
- * zip, not when this module loads: finding and loading buffer-crc32 costs every server start ~4 ms.
+ * checking both against the standard test vector; left alone if anything differs, or on a Node without
+ * zlib.crc32 (before 20.15). Done before the first zip, not when this module loads: finding and loading
+ * buffer-crc32 costs every unbundled server start ~4 ms.
  */
 let crc32Checked = false;
 function useNativeCrc32(): void {
@@ -34,8 +48,7 @@ function useNativeCrc32(): void {
   try {
     const native = (zlib as unknown as { crc32?: (d: Buffer, v?: number) => number }).crc32;
     if (!native) return;
-    const fromYazl = createRequire(createRequire(import.meta.url).resolve("yazl"));
-    const mod = fromYazl("buffer-crc32") as Crc32Module;
+    const mod = yazlCrc32();
     const original = mod.unsigned;
     const vector = Buffer.from("123456789");
     if (original(vector) !== 0xcbf43926 || native(vector) !== 0xcbf43926) return;
