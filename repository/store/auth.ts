@@ -1,5 +1,6 @@
 import { createHash, randomBytes, scryptSync, timingSafeEqual } from "node:crypto";
 import type { Db } from "./db.js";
+import { prepared } from "./statements.js";
 
 /** Users, roles and what roles may do on security tags. */
 
@@ -122,7 +123,8 @@ function checkPublished(db: Db, username: string, password: string, stored: stri
 }
 
 export function getUser(db: Db, username: string): User | undefined {
-  const r = db.prepare("SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
+  // Every authenticated request asks (prepared once: preparing costs more than the look-up).
+  const r = prepared(db, "SELECT * FROM users WHERE username = ?").get(username) as UserRow | undefined;
   return r ? toUser(r) : undefined;
 }
 
@@ -157,11 +159,11 @@ export class Permissions {
 
   constructor(db: Db, roles: readonly string[]) {
     if (roles.length === 0) return;
-    const rows = db
-      .prepare(
-        `SELECT tag, permission FROM tag_permissions WHERE role IN (${roles.map(() => "?").join(",")})`,
-      )
-      .all(...roles) as { tag: string; permission: string }[];
+    // Every request asks; the SQL varies only with how many roles there are, so a few cached statements.
+    const rows = prepared(
+      db,
+      `SELECT tag, permission FROM tag_permissions WHERE role IN (${roles.map(() => "?").join(",")})`,
+    ).all(...roles) as { tag: string; permission: string }[];
     for (const r of rows) {
       let set = this.byTag.get(r.tag);
       if (!set) {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "./db.js";
+import { prepared } from "./statements.js";
 
 /**
  * Access and refresh tokens. Tokens are UUIDs (never contain `/`, which real clients rely on).
@@ -45,7 +46,8 @@ export function issueToken(
 
 /** The token's row when it exists, is not revoked and has not expired at `now`. */
 export function liveToken(db: Db, token: string, now: number): TokenRow | undefined {
-  const row = db.prepare("SELECT * FROM tokens WHERE token = ?").get(token) as TokenRow | undefined;
+  // Every authenticated request asks (prepared once: preparing costs more than the look-up).
+  const row = prepared(db, "SELECT * FROM tokens WHERE token = ?").get(token) as TokenRow | undefined;
   if (!row || row.revoked === 1 || row.expires_at <= now) return undefined;
   return row;
 }
