@@ -114,7 +114,8 @@ async function seedAndServe(db: Db, dataDir: string, opts: RepositoryOptions): P
   // Two processes may start on one empty data directory at once (an MCP client launching the embedded
   // default twice): while one seeds (seconds), the other waits for the write lock instead of failing.
   db.pragma("busy_timeout = 120000");
-  // Users and tags are refreshed on every start so password overrides take effect on existing data.
+  // Users and tags are checked on every start (and written where they differ) so password overrides take effect
+  // on existing data.
   seedUsersAndTags(db, { ...DEFAULT_DEMO_PASSWORDS, ...opts.passwords });
   if (seed !== "none" && entityCount(db) === 0) {
     const writeSeed =

@@ -9,6 +9,7 @@ import { crc32, csvFile, pdfFile, pngFile, wavFile, zlibStored } from "../../rep
 import { Prng, uuidFrom } from "../../repository/seed/ids.js";
 import { DEMO_METADATA_GROUP } from "../../repository/seed/metadata-groups.js";
 import { DEMO_RETENTION_POLICIES } from "../../repository/seed/retention.js";
+import { DEMO_USER_DEFS, ROLE_GRANTS } from "../../repository/seed/users.js";
 import {
   DEFAULT_DEMO_PASSWORDS,
   DEMO,
@@ -23,6 +24,7 @@ import {
   getUser,
   Permission,
   Permissions,
+  Role,
 } from "../../repository/store/auth.js";
 import { ContentStore } from "../../repository/store/content-store.js";
 import { type Db, openDatabase } from "../../repository/store/db.js";
@@ -576,6 +578,69 @@ describe("users, tags and grants", () => {
   });
 });
 
+describe("users, tags and grants on a restart", () => {
+  const changes = (db: Db) => db.prepare("SELECT total_changes()").pluck().get() as number;
+  const seeded = () => {
+    const db = openDatabase(null);
+    seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS);
+    return db;
+  };
+
+  it("writes nothing when users, tags, grants and passwords are already as seeded", () => {
+    const db = seeded();
+    const before = changes(db);
+    seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS);
+    // A day later the guest's expiry is still within the renewal slack: still no write.
+    seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS, Date.now() + 3_600_000);
+    expect(changes(db)).toBe(before);
+    // An override that already holds is checked, not rewritten.
+    const passwords = { ...DEFAULT_DEMO_PASSWORDS, reader: "an-override" };
+    seedUsersAndTags(db, passwords);
+    const afterOverride = changes(db);
+    seedUsersAndTags(db, passwords);
+    expect(changes(db)).toBe(afterOverride);
+    expect(checkPassword(db, "reader", "an-override")).toBeDefined();
+  });
+
+  it("still resets what was changed behind its back, as every start did before", () => {
+    const db = seeded();
+    db.prepare("UPDATE users SET full_name = 'Someone Else', roles = '[]' WHERE username = 'curator'").run();
+    db.prepare("DELETE FROM tag_permissions WHERE role = ? AND tag = 'open'").run(Role.ACCESS);
+    db.prepare("DELETE FROM security_tags WHERE name = 'staff'").run();
+    db.prepare("DELETE FROM users WHERE username = 'twofactor'").run();
+    seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS);
+    expect(getUser(db, "curator")?.fullName).toBe("Daniel Okafor");
+    expect(getUser(db, "curator")?.roles).toEqual([Role.ACCESS, Role.DATA_MANAGEMENT]);
+    expect(new Permissions(db, [Role.ACCESS]).tagsWith(Permission.READ_METADATA)).toEqual(["open"]);
+    expect(db.prepare("SELECT name FROM security_tags WHERE name = 'staff'").pluck().get()).toBe("staff");
+    expect(checkPassword(db, "twofactor", DEFAULT_DEMO_PASSWORDS.twofactor)?.totpSecret).toBe(
+      DEMO_TOTP_SECRET,
+    );
+  });
+
+  it("applies a changed seed definition and renews an expiry more than a day old", () => {
+    const db = seeded();
+    const reader = DEMO_USER_DEFS.find((u) => u.username === "reader");
+    const accessGrants = ROLE_GRANTS[Role.ACCESS];
+    if (!reader || !accessGrants) throw new Error("the demo seed has no reader or access role");
+    const { fullName } = reader;
+    const { staff } = accessGrants;
+    try {
+      (reader as { fullName: string }).fullName = "Ruth Albright-Ng";
+      accessGrants.staff = [Permission.READ_METADATA];
+      seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS);
+      expect(getUser(db, "reader")?.fullName).toBe("Ruth Albright-Ng");
+      expect(new Permissions(db, [Role.ACCESS]).permits("staff", Permission.READ_METADATA)).toBe(true);
+    } finally {
+      (reader as { fullName: string }).fullName = fullName;
+      accessGrants.staff = staff;
+    }
+    const later = Date.now() + 2 * 86_400_000;
+    seedUsersAndTags(db, DEFAULT_DEMO_PASSWORDS, later);
+    expect(Date.parse(getUser(db, "guest")?.expires ?? "")).toBe(later + 365 * 86_400_000);
+  });
+});
+
 describe("synthetic seed", () => {
   it("writes exactly n entities in a realistic shape", () => {
     const s = freshStore();
@@ -672,6 +737,8 @@ describe("repository start-up with the demo seed", () => {
       const n = second.svc.db.prepare("SELECT count(*) AS n FROM entities").get() as { n: number };
       expect(n.n).toBe(DEMO.counts.total);
       expect(startMs).toBeLessThan(1000);
+      // A restart on unchanged data writes nothing (no write lock taken, the file left alone).
+      expect(second.svc.db.prepare("SELECT total_changes()").pluck().get()).toBe(0);
     } finally {
       await second.close();
     }
