@@ -105,6 +105,33 @@ async function session(cli: string, dataDir: string) {
   }
 }
 
+/**
+ * The modules a stdio session loaded until its first `whoami` answered: a preload lists the bundle's files the
+ * process loaded, and each names its modules in `// path` lines.
+ */
+async function modulesLoadedBy(label: string, env: Record<string, string>): Promise<string[]> {
+  const probe = join(pkgDir, `loaded-probe-${label}.cjs`);
+  const listed = join(pkgDir, `loaded-${label}.json`);
+  writeFileSync(
+    probe,
+    `process.once("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listed)}, JSON.stringify(Object.keys(require.cache))));`,
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["-r", probe, bundled],
+    env: childEnv(env),
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "bundle-test", version: "1" });
+  await client.connect(transport);
+  expect((await client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
+  await client.close();
+  await expect.poll(() => readdirSync(pkgDir).includes(`loaded-${label}.json`)).toBe(true);
+  return (JSON.parse(readFileSync(listed, "utf8")) as string[])
+    .filter((f) => f.startsWith(join(pkgDir, "dist", "bundle")))
+    .flatMap((f) => readFileSync(f, "utf8").match(/^\/\/ (?:dist|node_modules)\/\S+$/gm) ?? []);
+}
+
 describe("the bundled CLI", () => {
   it("reports the package's version and the same help as the unbundled build", async () => {
     const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version;
@@ -206,37 +233,30 @@ describe("the bundled CLI", () => {
   }, 30_000);
 
   it("serves stdio without loading the HTTP transport or Hono (a start's module loading is most of its time)", async () => {
-    // A preload lists the bundle's files this process loaded; each names its modules in `// path` lines.
-    const probe = join(pkgDir, "loaded-probe.cjs");
-    const listed = join(pkgDir, "loaded.json");
-    writeFileSync(
-      probe,
-      `process.once("exit", () => require("node:fs").writeFileSync(${JSON.stringify(listed)}, JSON.stringify(Object.keys(require.cache))));`,
-    );
     // Against a service by URL: the embedded one is a Hono app, and would load Hono itself.
     const repo = await startTestRepository({ seed: "none" });
+    let modules: string[];
     try {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: ["-r", probe, bundled],
-        env: childEnv(remoteEnv(repo.url)),
-        stderr: "ignore",
-      });
-      const client = new Client({ name: "bundle-test", version: "1" });
-      await client.connect(transport);
-      expect((await client.callTool({ name: "whoami", arguments: {} })).isError).toBeFalsy();
-      await client.close();
+      modules = await modulesLoadedBy("remote", remoteEnv(repo.url));
     } finally {
       await repo.close();
     }
-    await expect.poll(() => readdirSync(pkgDir).includes("loaded.json")).toBe(true);
-    const modules = (JSON.parse(readFileSync(listed, "utf8")) as string[])
-      .filter((f) => f.startsWith(join(pkgDir, "dist", "bundle")))
-      .flatMap((f) => readFileSync(f, "utf8").match(/^\/\/ (?:dist|node_modules)\/\S+$/gm) ?? []);
     expect(modules).toContain("// dist/src/server/server.js");
     const transportModules =
       /^\/\/ (dist\/src\/http\/|node_modules\/(@hono|hono|@modelcontextprotocol\/hono)\/)/;
     expect(modules.filter((m) => transportModules.test(m))).toEqual([]);
+  }, 30_000);
+
+  it("starts the embedded default without loading what only characterisation and ingest use", async () => {
+    // A copy of the seeded demo store, as a client's second and later starts find it.
+    const dir = copyOfTemplate("demo")?.dir;
+    if (!dir) throw new Error("no demo template: run the suite's global set-up");
+    dataDirs.push(dir);
+    const modules = await modulesLoadedBy("embedded", { PRESERVATION_DATA_DIR: dir });
+    expect(modules).toContain("// dist/repository/server.js");
+    const onFirstUse =
+      /^\/\/ node_modules\/(file-type|strtok3|token-types|@tokenizer\/inflate|image-size|exifr|yauzl)\//;
+    expect(modules.filter((m) => onFirstUse.test(m))).toEqual([]);
   }, 30_000);
 
   it("is ASCII throughout, which V8 holds as one-byte strings (half the memory, faster to load at each start)", () => {

@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from "file-type";
 import { type IdentifiedFormat, identifyFormat } from "../formats.js";
 import { PRONOM_BY_FILE_TYPE } from "./pronom.js";
 
@@ -11,6 +10,9 @@ import { PRONOM_BY_FILE_TYPE } from "./pronom.js";
 export async function identifyContent(head: Uint8Array, filename: string): Promise<IdentifiedFormat> {
   const ours = identifyFormat(head, filename);
   if (ours.method === "Signature" && !isTextGuess(ours)) return ours;
+  // Loaded on first use: file-type and the tokenizers under it (strtok3, token-types, debug) cost every start of
+  // the service a few milliseconds of loading, and only characterisation needs them.
+  const { fileTypeFromBuffer } = await import("file-type");
   const detected = await fileTypeFromBuffer(head).catch(() => undefined);
   const pronom = detected && PRONOM_BY_FILE_TYPE[detected.ext];
   if (detected && pronom) return { ...pronom, mimeType: detected.mime, method: "Signature" };

@@ -1,5 +1,5 @@
-import exifr from "exifr";
-import { imageSize } from "image-size";
+import type exifr from "exifr";
+import type { imageSize } from "image-size";
 import type { TechnicalProperty } from "../store/characterisation/properties.js";
 import { PropertyList } from "./property-list.js";
 
@@ -59,9 +59,15 @@ const EXIF_OPTIONS: Parameters<typeof exifr.parse>[1] = {
 type Tags = Record<string, unknown>;
 
 export async function imageProperties(head: Buffer, path: string): Promise<TechnicalProperty[]> {
-  const size = dimensions(head);
+  // Loaded on first use: exifr and image-size cost every start of the service a few milliseconds of loading,
+  // and only characterisation needs them.
+  const [{ default: exif }, { imageSize: sizeOf }] = await Promise.all([
+    import("exifr"),
+    import("image-size"),
+  ]);
+  const size = dimensions(sizeOf, head);
   const tags: Tags =
-    ((await exifr.parse(path, EXIF_OPTIONS).catch(() => undefined)) as Tags | undefined) ?? {};
+    ((await exif.parse(path, EXIF_OPTIONS).catch(() => undefined)) as Tags | undefined) ?? {};
   const bits = bitsPerSample(tags.BitDepth ?? tags.BitsPerSample);
   const list = new PropertyList()
     .add("imageWidth", size?.width ?? num(tags.ImageWidth) ?? num(tags.ExifImageWidth))
@@ -77,9 +83,9 @@ export async function imageProperties(head: Buffer, path: string): Promise<Techn
   return list.toArray();
 }
 
-function dimensions(head: Buffer): { width: number; height: number } | undefined {
+function dimensions(sizeOf: typeof imageSize, head: Buffer): { width: number; height: number } | undefined {
   try {
-    const d = imageSize(head);
+    const d = sizeOf(head);
     return d.width && d.height ? { width: d.width, height: d.height } : undefined;
   } catch {
     return undefined; // the header lies beyond the bytes read, or the format is not one image-size knows

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { type FileHandle, open } from "node:fs/promises";
 import { crc32, createInflateRaw, inflateRawSync } from "node:zlib";
-import yauzl from "yauzl";
+import type yauzl from "yauzl";
 import { baseName, checkEntryName } from "./entry-names.js";
 
 /**
@@ -80,10 +80,10 @@ function linkProblem(e: yauzl.Entry): string | undefined {
   return undefined;
 }
 
-function decodeName(e: yauzl.Entry): string {
+function decodeName(zipLib: typeof yauzl, e: yauzl.Entry): string {
   // Names are decoded here (not by yauzl) so a bad one is reported with this package's own message,
   // and backslashes are kept for checkEntryName to judge.
-  return yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, true);
+  return zipLib.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, true);
 }
 
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
@@ -108,6 +108,8 @@ export class ZipPackage {
    * which entry and why, when any check fails; nothing has been read from any file by then.
    */
   static async open(path: string, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): Promise<ZipPackage> {
+    // Loaded on first use: only an ingest reads a zip, and every start of the service would load it for nothing.
+    const { default: zipLib } = await import("yauzl");
     let zip: yauzl.ZipFile;
     let file: FileHandle;
     try {
@@ -118,7 +120,7 @@ export class ZipPackage {
       );
     }
     try {
-      zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false });
+      zip = await zipLib.openPromise(path, { lazyEntries: true, autoClose: false, decodeStrings: false });
     } catch (err) {
       await file.close();
       throw new PackageRefused(
@@ -135,7 +137,7 @@ export class ZipPackage {
       const seen = new Map<string, boolean>();
       let content = 0;
       for await (const e of zip.eachEntry()) {
-        const rawName = decodeName(e);
+        const rawName = decodeName(zipLib, e);
         const refuse = (why: string) =>
           new PackageRefused(
             `The package was refused: entry ${shown(rawName)} is unsafe, ${why}; nothing was ingested`,
