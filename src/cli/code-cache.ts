@@ -72,9 +72,13 @@ export function enableCodeCache(folder: string, cacheDir: string = codeCacheDir(
   const pending: { script: Script; file: string }[] = [];
   const compile = M.prototype._compile;
   M.prototype._compile = function (this: NodeJS.Module, content: string, filename: string) {
+    // Files outside the bundle are left to Node: libsql's own JavaScript (~25 KB in node_modules) served from this
+    // cache measured ~1 ms slower per start (reading and checking seven small cache files costs more than
+    // compiling them lazily), and its names, unlike the chunks', carry no content hash to key the cache by.
     if (!filename.startsWith(prefix)) return compile.call(this, content, filename);
     // One cache per file path: V8 keeps the path it compiled a file under in the bytecode, and stack traces
-    // must name the file that runs, not an earlier copy of the same bundle elsewhere.
+    // must name the file that runs, not an earlier copy of the same bundle elsewhere. The path suffices because
+    // each chunk's name carries a hash of its content: V8 checks cached data against a source's length only.
     const where = createHash("sha256").update(filename).digest("hex").slice(0, 16);
     const file = join(cacheDir, `${basename(filename)}-${where}.cache`);
     let cachedData: Buffer | undefined;
