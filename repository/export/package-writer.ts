@@ -11,7 +11,8 @@ type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
  * inlined by rolldown) `require` exists and rolldown turns require("buffer-crc32") into the bundle's own copy, the
  * one its yazl calls, where a look-up on disk would find node_modules' copy, which the bundle never calls. As an
  * ES module there is no `require`: yazl's copy is found from yazl's own folder. An ES `import` would reach
- * neither: buffer-crc32 maps `import` to a separate ES build of itself.
+ * neither: buffer-crc32 maps `import` to a separate ES build of itself. The MCP server's packaging
+ * (src/local/packaging.ts) has its own copy of this and of useNativeCrc32: the service shares no code with src/.
  */
 function yazlCrc32(): Crc32Module {
   if (typeof require === "function") return require("buffer-crc32") as Crc32Module;

@@ -28,6 +28,8 @@ type Crc32Module = { unsigned: (data: unknown, previous?: unknown) => number };
  * node_modules' copy, which the bundle never calls. As an ES module (dist/src, the tests) there is no `require`:
  * yazl's copy is the one found from yazl's own folder. An ES `import` would reach neither: buffer-crc32 maps
  * `import` to a separate ES build of itself (dist/index.mjs) while yazl's `require` loads dist/index.cjs.
+ * The repository service's exports (repository/export/package-writer.ts) have their own copy of this and of
+ * useNativeCrc32: the service shares no code with src/ (ARCHITECTURE.md).
  */
 function yazlCrc32(): Crc32Module {
   if (typeof require === "function") return require("buffer-crc32") as Crc32Module;
