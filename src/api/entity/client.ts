@@ -49,6 +49,35 @@ import {
  * answers in its newest version).
  */
 
+/** Throws unless the reply is an XML document (a parsed tree and the text it was parsed from). */
+function checkXml(res: HttpResponse<XmlElement>, operation: string, path: string): void {
+  if (!res.data || typeof res.data !== "object" || !res.text) {
+    throw new UnexpectedResponseError({
+      status: res.status,
+      operation,
+      method: "GET",
+      path,
+      detail: "the reply is not XML",
+    });
+  }
+}
+
+/** A reply that should be an XML document, read with `reader`; anything else is an UnexpectedResponseError. */
+function readDocument<T>(
+  res: HttpResponse<XmlElement>,
+  operation: string,
+  path: string,
+  reader: (doc: XmlElement, raw: string) => T,
+): T {
+  checkXml(res, operation, path);
+  // readReply's rule, inline: a closure per call is not needed.
+  try {
+    return reader(res.data, res.text as string);
+  } catch (err) {
+    throw unreadableReply({ status: res.status, operation, method: "GET", path }, err);
+  }
+}
+
 // ---- the client --------------------------------------------------------------------------------------------
 
 export interface EntityApiOptions {
@@ -85,15 +114,7 @@ export class EntityApi {
       operation,
       signal,
     });
-    if (!res.data || typeof res.data !== "object" || !res.text) {
-      throw new UnexpectedResponseError({
-        status: res.status,
-        operation,
-        method: "GET",
-        path,
-        detail: "the reply is not XML",
-      });
-    }
+    checkXml(res, operation, path);
     return res;
   }
 
@@ -104,13 +125,10 @@ export class EntityApi {
     signal: AbortSignal | undefined,
     reader: (doc: XmlElement, raw: string) => T,
   ): Promise<T> {
-    const res = await this.xml(operation, path, undefined, signal);
-    // readReply's rule, inline: this runs for every entity a tool reads, and a closure per call is not needed.
-    try {
-      return reader(res.data, res.text ?? "");
-    } catch (err) {
-      throw unreadableReply({ status: res.status, operation, method: "GET", path }, err);
-    }
+    // The request straight from here rather than through xml(): this runs for every entity a tool reads, and
+    // each async step is a promise, a turn and a saved frame more.
+    const res = await this.http.request<XmlElement>({ path, accept: "application/xml", operation, signal });
+    return readDocument(res, operation, path, reader);
   }
 
   /** Runs a pure reader, turning a shape it cannot read into an UnexpectedResponseError. */
@@ -134,9 +152,23 @@ export class EntityApi {
    * An entity. Without `type`, tries asset, folder, then content object (a 404 moves to the next), since
    * a bare reference does not say what it names.
    */
-  async get(ref: string, type?: EntityType, signal?: AbortSignal): Promise<Entity> {
-    // A known type (what tools pass whenever they can): one request, no fallback to set up.
-    if (type) return await this.document("entity.get", this.entityPath(type, ref), signal, readEntity);
+  get(ref: string, type?: EntityType, signal?: AbortSignal): Promise<Entity> {
+    // A known type (what tools pass whenever they can): one request, no fallback to set up, no async step of
+    // its own. A bad ref is a rejection, as from every other method, not a throw.
+    if (type) {
+      let p: string;
+      try {
+        p = this.entityPath(type, ref);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      return this.document("entity.get", p, signal, readEntity);
+    }
+    return this.getAnyKind(ref, signal);
+  }
+
+  /** Tries asset, folder, then content object: a 404 moves to the next. */
+  private async getAnyKind(ref: string, signal?: AbortSignal): Promise<Entity> {
     const types: EntityType[] = ["IO", "SO", "CO"];
     let lastError: unknown;
     for (const t of types) {

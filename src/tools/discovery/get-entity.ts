@@ -215,101 +215,121 @@ export default defineTool({
       expect: args.type ? ORDER_FROM[TYPE_OF[args.type]] : ALL_TYPES,
     });
     const want = args.include;
+    // The parts that take requests, read together; none at all when only the entity itself is asked for.
+    if (!want.some(READS_MORE)) return answer(e, want, NO_PARTS, {}, undefined);
     const omitted: Record<string, number> = {};
     // One failed sub-request loses only its own part of the answer, named with why (support/unread.ts).
     const unread = new UnreadParts(ctx, "get_entity");
     const note = (key: string, total: number, shown: number) => {
       if (total > shown) omitted[key] = total - shown;
     };
-
-    // The parts that take requests, read together; none at all when only the entity itself is asked for.
-    const [trail, identifiers, links, files, events] = want.some(READS_MORE)
-      ? await readParts(ctx, e, want, note, unread)
-      : NO_PARTS;
-    const fragments = want.includes("metadata")
-      ? e.fragments
-          .slice(0, MAX_LIST)
-          .map((f) => ({ mref: f.mref, schema: f.schema, schemaName: schemaName(f.schema) }))
-      : undefined;
-    if (fragments) note("metadata", e.fragments.length, fragments.length);
-
-    // Optional parts added only when present, in the schema's order (no spread per part).
-    const structured: Output = { entity: entityOut(e) };
-    if (trail) {
-      structured.breadcrumbs = trail.crumbs;
-      if (!trail.complete) structured.breadcrumbsComplete = false;
-    }
-    if (fragments) structured.metadata = fragments;
-    if (identifiers) structured.identifiers = identifiers;
-    if (links) structured.links = links;
-    if (files) structured.files = files;
-    if (events) structured.events = events;
-    if (hasKeys(omitted)) structured.omitted = omitted;
-    if (unread.items.length) structured.unread = unread.items;
-
-    const more = (key: string, tool: string) =>
-      omitted[key] ? `  … and ${omitted[key]} more${tool ? ` (${tool})` : ""}` : "";
-    const parent = trail?.crumbs.at(-1);
-    const container = e.type === "CO" ? "asset" : "folder";
-    const where = !e.parentRef
-      ? "; top level"
-      : parent?.ref === e.parentRef
-        ? `; in ${container} "${parent.title}" ${e.parentRef}`
-        : `; in ${container} ${e.parentRef}`;
-    const text = lines(
-      `${spoken(e.type)} "${e.title}" ${e.ref}`,
-      e.description && `Description: ${clip(e.description, 400)}`,
-      `Security tag: ${e.securityTag}${where}${e.customType ? `; type ${e.customType}` : ""}`,
-      trail &&
-        trail.crumbs.length > 0 &&
-        `Path: ${trail.complete ? "" : "… "}${[...trail.crumbs, e].map((c) => `/${c.title}`).join("")} (above: ${trail.crumbs.map((c) => c.ref).join(" > ")})`,
-      fragments &&
-        (fragments.length
-          ? `Metadata (read with \`read_metadata\`): ${fragments.map((f) => `${f.schemaName} ${f.mref}`).join(", ")}${more("metadata", "")}`
-          : "Metadata: none"),
-      identifiers &&
-        (identifiers.length
-          ? `Identifiers: ${identifiers.map((i) => `${i.type} ${i.value}`).join("; ")}${more("identifiers", "")}`
-          : "Identifiers: none"),
-      links &&
-        (links.length
-          ? `Links:\n${links
-              .map((l) =>
-                l.direction.toLowerCase() === "to"
-                  ? `- ${spoken(TYPE_OF[l.type])} "${clip(l.title, 80)}" ${l.ref} ${l.relation} this`
-                  : `- this ${l.relation} ${spoken(TYPE_OF[l.type])} "${clip(l.title, 80)}" ${l.ref}`,
-              )
-              .join("\n")}${more("links", "")}`
-          : "Links: none"),
-      want.includes("files") && e.type === "SO" && "Files: folders hold none; `browse` lists its assets.",
-      files &&
-        (files.length
-          ? `Files:\n${files
-              .map((f) =>
-                lines(
-                  `- ${f.representation ? `${f.representation} ` : ""}content object ${f.contentObject}${f.title ? ` "${f.title}"` : ""}, generation ${f.generation}: ${formatLabel(f.formats)}`,
-                  f.properties && `    ${propertiesText(f.properties)}`,
-                  // Exact bytes and every fixity in full: a person compares them with a copy they hold.
-                  ...f.bitstreams.map((b) =>
-                    lines(
-                      `    file ${b.index}: ${b.filename}, ${exactBytes(b.size)}`,
-                      b.fixities.length > 0 &&
-                        `      ${b.fixities.map((x) => `${x.algorithm} ${x.value}`).join("; ")}`,
-                    ),
-                  ),
-                ),
-              )
-              .join("\n")}${more("files", "get_file with a content object ref")}`
-          : "Files: none"),
-      events &&
-        (events.length
-          ? `Recent events (newest first):\n${eventLines(events).join("\n")}${more("events", `list_events with this ref${e.type === "IO" ? " or a content object's" : ""}`)}`
-          : "Events: none"),
-      unread.text(),
-    );
-    return { structured, text };
+    return answer(e, want, await readParts(ctx, e, want, note, unread), omitted, unread);
   },
 });
+
+type Parts = Awaited<ReturnType<typeof readParts>> | typeof NO_PARTS;
+
+/**
+ * The answer from what was read. Not part of the async handler: an async function's whole frame is saved at
+ * each await, and this one builds every line of the text.
+ */
+function answer(
+  e: Entity,
+  want: readonly Include[],
+  parts: Parts,
+  omitted: Record<string, number>,
+  unread: UnreadParts | undefined,
+): { structured: Output; text: string } {
+  // By index, not destructured: destructuring an array walks its iterator.
+  const trail = parts[0];
+  const identifiers = parts[1];
+  const links = parts[2];
+  const files = parts[3];
+  const events = parts[4];
+  const fragments = want.includes("metadata")
+    ? e.fragments
+        .slice(0, MAX_LIST)
+        .map((f) => ({ mref: f.mref, schema: f.schema, schemaName: schemaName(f.schema) }))
+    : undefined;
+  if (fragments && e.fragments.length > fragments.length)
+    omitted.metadata = e.fragments.length - fragments.length;
+
+  // Optional parts added only when present, in the schema's order (no spread per part).
+  const structured: Output = { entity: entityOut(e) };
+  if (trail) {
+    structured.breadcrumbs = trail.crumbs;
+    if (!trail.complete) structured.breadcrumbsComplete = false;
+  }
+  if (fragments) structured.metadata = fragments;
+  if (identifiers) structured.identifiers = identifiers;
+  if (links) structured.links = links;
+  if (files) structured.files = files;
+  if (events) structured.events = events;
+  if (hasKeys(omitted)) structured.omitted = omitted;
+  if (unread?.items.length) structured.unread = unread.items;
+
+  const more = (key: string, tool: string) =>
+    omitted[key] ? `  … and ${omitted[key]} more${tool ? ` (${tool})` : ""}` : "";
+  const parent = trail?.crumbs.at(-1);
+  const container = e.type === "CO" ? "asset" : "folder";
+  const where = !e.parentRef
+    ? "; top level"
+    : parent?.ref === e.parentRef
+      ? `; in ${container} "${parent.title}" ${e.parentRef}`
+      : `; in ${container} ${e.parentRef}`;
+  const text = lines(
+    `${spoken(e.type)} "${e.title}" ${e.ref}`,
+    e.description && `Description: ${clip(e.description, 400)}`,
+    `Security tag: ${e.securityTag}${where}${e.customType ? `; type ${e.customType}` : ""}`,
+    trail &&
+      trail.crumbs.length > 0 &&
+      `Path: ${trail.complete ? "" : "… "}${[...trail.crumbs, e].map((c) => `/${c.title}`).join("")} (above: ${trail.crumbs.map((c) => c.ref).join(" > ")})`,
+    fragments &&
+      (fragments.length
+        ? `Metadata (read with \`read_metadata\`): ${fragments.map((f) => `${f.schemaName} ${f.mref}`).join(", ")}${more("metadata", "")}`
+        : "Metadata: none"),
+    identifiers &&
+      (identifiers.length
+        ? `Identifiers: ${identifiers.map((i) => `${i.type} ${i.value}`).join("; ")}${more("identifiers", "")}`
+        : "Identifiers: none"),
+    links &&
+      (links.length
+        ? `Links:\n${links
+            .map((l) =>
+              l.direction.toLowerCase() === "to"
+                ? `- ${spoken(TYPE_OF[l.type])} "${clip(l.title, 80)}" ${l.ref} ${l.relation} this`
+                : `- this ${l.relation} ${spoken(TYPE_OF[l.type])} "${clip(l.title, 80)}" ${l.ref}`,
+            )
+            .join("\n")}${more("links", "")}`
+        : "Links: none"),
+    want.includes("files") && e.type === "SO" && "Files: folders hold none; `browse` lists its assets.",
+    files &&
+      (files.length
+        ? `Files:\n${files
+            .map((f) =>
+              lines(
+                `- ${f.representation ? `${f.representation} ` : ""}content object ${f.contentObject}${f.title ? ` "${f.title}"` : ""}, generation ${f.generation}: ${formatLabel(f.formats)}`,
+                f.properties && `    ${propertiesText(f.properties)}`,
+                // Exact bytes and every fixity in full: a person compares them with a copy they hold.
+                ...f.bitstreams.map((b) =>
+                  lines(
+                    `    file ${b.index}: ${b.filename}, ${exactBytes(b.size)}`,
+                    b.fixities.length > 0 &&
+                      `      ${b.fixities.map((x) => `${x.algorithm} ${x.value}`).join("; ")}`,
+                  ),
+                ),
+              ),
+            )
+            .join("\n")}${more("files", "get_file with a content object ref")}`
+        : "Files: none"),
+    events &&
+      (events.length
+        ? `Recent events (newest first):\n${eventLines(events).join("\n")}${more("events", `list_events with this ref${e.type === "IO" ? " or a content object's" : ""}`)}`
+        : "Events: none"),
+    unread?.text(),
+  );
+  return { structured, text };
+}
 
 type EventRow = {
   date: string;

@@ -14,13 +14,15 @@ import { clip } from "./text.js";
 
 export const ALL_TYPES: readonly EntityType[] = ["IO", "SO", "CO"];
 
-async function tryGet(ctx: ToolContext, ref: string, type: EntityType): Promise<Entity | undefined> {
-  try {
-    return await ctx.entity.get(ref, type, ctx.signal);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+/** The entity, or undefined when there is none of that kind with this ref (a 404). */
+function tryGet(ctx: ToolContext, ref: string, type: EntityType): Promise<Entity | undefined> {
+  // A promise chain rather than an async function: this runs for every entity a tool loads.
+  return ctx.entity.get(ref, type, ctx.signal).catch(undefinedIfNotFound);
+}
+
+function undefinedIfNotFound(err: unknown): undefined {
+  if (isNotFound(err)) return undefined;
+  throw err;
 }
 
 export interface LoadOptions {
@@ -33,21 +35,33 @@ export interface LoadOptions {
 /** The entity `ref` names, of an expected kind; UserInputError when it is missing or of another kind. */
 export async function loadEntity(ctx: ToolContext, ref: string, opts: LoadOptions = {}): Promise<Entity> {
   const expected = opts.expect ?? ALL_TYPES;
-  for (const type of expected) {
-    const e = await tryGet(ctx, ref, type);
+  // Kept small: an async function's frame (every local and temporary) is saved on the heap at each await,
+  // and this runs for every entity a tool loads. The rare answers are worded in notOfExpectedKind.
+  for (let i = 0; i < expected.length; i++) {
+    const e = await tryGet(ctx, ref, expected[i] as EntityType);
     if (e) return e;
   }
+  throw await notOfExpectedKind(ctx, ref, expected, opts);
+}
+
+/** Why `ref` names no entity of an expected kind: it is of another kind (which, and what to do), or nothing. */
+async function notOfExpectedKind(
+  ctx: ToolContext,
+  ref: string,
+  expected: readonly EntityType[],
+  opts: LoadOptions,
+): Promise<UserInputError> {
   for (const type of ALL_TYPES.filter((t) => !expected.includes(t))) {
     const e = await tryGet(ctx, ref, type);
     if (e) {
       const [first, ...rest] = expected;
       const wanted = [first ? withArticle(first) : "", ...rest.map(spoken)].join(" or ");
-      throw new UserInputError(
+      return new UserInputError(
         `${ref} is ${withArticle(e.type)} ("${clip(e.title, 80)}"), not ${wanted}. ${opts.wrongKind?.(e) ?? ""}`.trim(),
       );
     }
   }
-  throw new UserInputError(
+  return new UserInputError(
     `Nothing with ref ${ref} exists (or it was deleted); find refs with \`search\` or \`browse\`.`,
   );
 }
