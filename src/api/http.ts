@@ -6,6 +6,7 @@ import {
   BodyCutOff,
   type BufferedReply,
   isErrorStatus,
+  type ReadRules,
   ReplyTooLarge,
   requestBuffered,
 } from "./buffered-reply.js";
@@ -389,6 +390,54 @@ async function errorText(reply: Reply): Promise<string> {
   return reply.stream ? readLimited(reply.stream, MAX_ERROR_BODY) : reply.body.toString("utf8");
 }
 
+/**
+ * One request across its attempts: what each attempt sends, how its reply is read (buffered-reply's rules),
+ * what the auth hook is told, and what errors name. One object per request rather than five.
+ */
+class Exchange implements ReadRules, AuthAttempt, Where {
+  attempt = 0;
+  authRetried = false;
+  /** When the current attempt was sent (Date.now()), for the debug log only. */
+  started = 0;
+  /** The hook's headers on the current attempt. */
+  sent: Record<string, string> = NO_HEADERS;
+  readonly operation: string;
+  readonly idempotent: boolean;
+  readonly signal: AbortSignal | undefined;
+  readonly passStatus: readonly number[] | undefined;
+  readonly errorLimit = MAX_ERROR_BODY;
+  /** The hook's `release`, called when an attempt's head arrived or it failed. */
+  readonly onSettled: { release(sent: Record<string, string>): void } | undefined;
+  readonly streamed: boolean;
+
+  constructor(
+    readonly req: RequestOptions,
+    readonly method: HttpMethod,
+    readonly path: string,
+    readonly dispatch: Dispatcher.DispatchOptions & { headers: Record<string, string> },
+    readonly hook: AuthHook | undefined,
+    /** Idempotent, and a body that can be sent again. */
+    readonly mayRetry: boolean,
+    /** Largest reply read into memory. */
+    readonly limit: number,
+    /** Whether debug lines are written. */
+    readonly debug: boolean,
+  ) {
+    this.operation = req.operation;
+    this.idempotent = dispatch.idempotent ?? false;
+    this.signal = req.signal;
+    this.passStatus = req.passStatus;
+    this.onSettled = hook?.release ? (hook as Required<AuthHook>) : undefined;
+    this.streamed = req.responseType === "stream";
+  }
+
+  /** The hook's headers for this attempt: the same names every time, so a retry overwrites the last values. */
+  useHeaders(sent: Record<string, string>): void {
+    this.sent = sent;
+    Object.assign(this.dispatch.headers, sent);
+  }
+}
+
 export class HttpClient {
   readonly origin: string;
   /** Path prefix of the base URL ("" or e.g. "/preservica"), without a trailing slash. */
@@ -471,7 +520,43 @@ export class HttpClient {
     return typeof log.isLevelEnabled === "function" ? log.isLevelEnabled("debug") : true;
   }
 
+  /**
+   * Sends a request: authenticated through the hook before every attempt, retried within bounds when it is
+   * idempotent and the failure may pass, its reply decoded by content type; every failure one ServiceError or
+   * UnexpectedResponseError. The async function itself stays small (V8 saves its whole frame on the heap at
+   * each await, and this runs for every request): what is rare lives in afterFailedSend and afterReply.
+   */
   async request<T = unknown>(req: RequestOptions): Promise<HttpResponse<T>> {
+    const ex = this.prepare(req);
+    for (;;) {
+      ex.attempt++;
+      const hook = ex.hook;
+      if (hook) {
+        // The session answers at once while its token is fresh: awaiting only a promise saves a microtask
+        // turn on every request.
+        const h = hook.headers(ex);
+        ex.useHeaders(h instanceof Promise ? await h : h);
+      }
+      if (ex.debug) ex.started = Date.now();
+      let reply: Reply;
+      try {
+        reply = await (ex.streamed
+          ? this.open(ex.dispatch, ex.signal, hook, ex.sent)
+          : requestBuffered(this.pool, ex.dispatch, ex));
+      } catch (err) {
+        await this.afterFailedSend(ex, err); // throws, or waits out the back-off before the next attempt
+        continue;
+      }
+      if (ex.debug) this.logRequest(ex, reply.status);
+      // A success (nearly every reply): decoded here, with no further async step.
+      if (reply.status >= 200 && reply.status < 300) return this.decoded<T>(ex, reply);
+      const res = await this.afterReply<T>(ex, reply);
+      if (res !== undefined) return res;
+    }
+  }
+
+  /** The request as sent: target, query, body and headers, and what its attempts share. */
+  private prepare(req: RequestOptions): Exchange {
     const method = req.method ?? "GET";
     let path = this.targetPath(req.path);
     if (req.query) {
@@ -492,160 +577,145 @@ export class HttpClient {
       headers["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8";
     }
     if (req.headers) for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k] as string;
-    const replayable = !(body && typeof body === "object" && "pipe" in body);
     const idempotent = req.idempotent ?? IDEMPOTENT_METHODS.has(method);
-    const mayRetry = idempotent && replayable;
-    const hook = req.auth !== false ? this.authHook : undefined;
-    const attemptCtx: AuthAttempt = { operation: req.operation, idempotent, signal: req.signal };
-    const streamed = req.responseType === "stream";
-    const limit = req.maxBodyBytes ?? this.maxBodyBytes;
-    const where: Where = { req, method, path };
-    const debug = this.debugOn();
+    const replayable = !(body && typeof body === "object" && "pipe" in body);
+    // headersTimeout and bodyTimeout are the pool's (set in the constructor), so not repeated here
+    const dispatch = { method, path, headers, body: body ?? null, idempotent };
+    return new Exchange(
+      req,
+      method,
+      path,
+      dispatch,
+      req.auth !== false ? this.authHook : undefined,
+      idempotent && replayable,
+      req.maxBodyBytes ?? this.maxBodyBytes,
+      this.debugOn(),
+    );
+  }
 
-    let authRetried = false;
-    let attempt = 0;
-    for (;;) {
-      attempt++;
-      // The session answers at once while its token is fresh: awaiting only a promise saves a microtask turn
-      // on every request.
-      let sent = NO_HEADERS;
-      if (hook) {
-        const h = hook.headers(attemptCtx);
-        sent = h instanceof Promise ? await h : h;
-        // The hook sends the same header names on every attempt: a retry overwrites the previous values.
-        Object.assign(headers, sent);
-      }
-      const started = debug ? Date.now() : 0;
-      const dispatch: Dispatcher.DispatchOptions = {
-        method,
-        path,
-        headers,
-        body: body ?? null,
-        idempotent,
-        // headersTimeout and bodyTimeout are the pool's (set in the constructor), so not repeated here
-      };
-      let reply: Reply;
-      try {
-        reply = streamed
-          ? await this.open(dispatch, req.signal, hook, sent)
-          : await requestBuffered(this.pool, dispatch, {
-              method,
-              limit,
-              errorLimit: MAX_ERROR_BODY,
-              passStatus: req.passStatus,
-              signal: req.signal,
-              onSettled: hook?.release ? (hook as Required<AuthHook>) : undefined,
-              sent,
-            });
-      } catch (err) {
-        // The head arrived, then the reply could not be read whole.
-        const headArrived = err instanceof ReplyTooLarge || err instanceof BodyCutOff;
-        if (headArrived && debug) this.logRequest(where, err.status, started, attempt);
-        if (err instanceof ReplyTooLarge)
-          throw this.unreadable(where, err.status, attempt, tooLargeDetail(limit));
-        if (req.signal?.aborted) throw this.cancelled(where, err, attempt);
-        if (err instanceof BodyCutOff) {
-          // Retried like a connection that fails before the head.
-          const code = (err.cause as { code?: string } | undefined)?.code ?? "";
-          if (mayRetry && RETRYABLE_BODY_CODES.has(code) && attempt < this.retry.attempts) {
-            const delay = this.backoff(attempt);
-            this.log.warn(
-              {
-                operation: req.operation,
-                method,
-                status: err.status,
-                code,
-                received: err.received,
-                attempt,
-                delayMs: delay,
-              },
-              "reply cut off; retrying",
-            );
-            await this.pause(delay, where, attempt);
-            continue;
-          }
-          throw this.unreadable(
-            where,
-            err.status,
+  /**
+   * An attempt that failed before its reply was read whole. Throws the error to give, or resolves after the
+   * back-off when another attempt may succeed.
+   */
+  private async afterFailedSend(ex: Exchange, err: unknown): Promise<void> {
+    const { req, method, attempt } = ex;
+    // The head arrived, then the reply could not be read whole.
+    const headArrived = err instanceof ReplyTooLarge || err instanceof BodyCutOff;
+    if (headArrived && ex.debug) this.logRequest(ex, err.status);
+    if (err instanceof ReplyTooLarge)
+      throw this.unreadable(ex, err.status, attempt, tooLargeDetail(ex.limit));
+    if (req.signal?.aborted) throw this.cancelled(ex, err, attempt);
+    if (err instanceof BodyCutOff) {
+      // Retried like a connection that fails before the head.
+      const code = (err.cause as { code?: string } | undefined)?.code ?? "";
+      if (ex.mayRetry && RETRYABLE_BODY_CODES.has(code) && attempt < this.retry.attempts) {
+        const delay = this.backoff(attempt);
+        this.log.warn(
+          {
+            operation: req.operation,
+            method,
+            status: err.status,
+            code,
+            received: err.received,
             attempt,
-            cutOffDetail(err, this.opts.bodyTimeoutMs),
-            err.cause,
-            true,
-          );
-        }
-        const code = (err as { code?: string }).code ?? "";
-        if (mayRetry && RETRYABLE_CODES.has(code) && attempt < this.retry.attempts) {
-          const delay = this.backoff(attempt);
-          this.log.warn(
-            { operation: req.operation, method, code, attempt, delayMs: delay },
-            "connection failed; retrying",
-          );
-          await this.pause(delay, where, attempt);
-          continue;
-        }
-        throw this.failure(where, {
-          status: 0,
-          detail: `could not reach the service (${code || (err as Error).message})`,
-          cause: err,
-          attempts: attempt,
-        });
+            delayMs: delay,
+          },
+          "reply cut off; retrying",
+        );
+        await this.pause(delay, ex, attempt);
+        return;
       }
-      const { status, headers: resHeaders } = reply;
-      if (debug) this.logRequest(where, status, started, attempt);
+      throw this.unreadable(
+        ex,
+        err.status,
+        attempt,
+        cutOffDetail(err, this.opts.bodyTimeoutMs),
+        err.cause,
+        true,
+      );
+    }
+    const code = (err as { code?: string }).code ?? "";
+    if (ex.mayRetry && RETRYABLE_CODES.has(code) && attempt < this.retry.attempts) {
+      const delay = this.backoff(attempt);
+      this.log.warn(
+        { operation: req.operation, method, code, attempt, delayMs: delay },
+        "connection failed; retrying",
+      );
+      await this.pause(delay, ex, attempt);
+      return;
+    }
+    throw this.failure(ex, {
+      status: 0,
+      detail: `could not reach the service (${code || (err as Error).message})`,
+      cause: err,
+      attempts: attempt,
+    });
+  }
 
-      if (status === 401 && hook && !authRetried && !req.passStatus?.includes(401)) {
-        const text = await errorText(reply);
-        authRetried = true;
-        const retryOk = await hook.unauthorized({ ...attemptCtx, sent });
-        if (retryOk && mayRetry) {
-          attempt--; // a re-authentication is not one of the bounded transport retries
-          continue;
-        }
-        throw this.failure(where, {
-          status,
-          serviceMessage: serviceMessageFrom(text, resHeaders["content-type"]),
-          detail: "the service refused the access token",
-          attempts: attempt,
-        });
+  /**
+   * A reply other than a success: the response to give, undefined to try again (after a fresh sign-in or the
+   * service's back-off), or a thrown error.
+   */
+  private async afterReply<T>(ex: Exchange, reply: Reply): Promise<HttpResponse<T> | undefined> {
+    const { req, method, path, attempt, hook } = ex;
+    const { status, headers: resHeaders } = reply;
+    if (status === 401 && hook && !ex.authRetried && !req.passStatus?.includes(401)) {
+      const text = await errorText(reply);
+      ex.authRetried = true;
+      const retryOk = await hook.unauthorized(ex);
+      if (retryOk && ex.mayRetry) {
+        ex.attempt--; // a re-authentication is not one of the bounded transport retries
+        return undefined;
       }
+      throw this.failure(ex, {
+        status,
+        serviceMessage: serviceMessageFrom(text, resHeaders["content-type"]),
+        detail: "the service refused the access token",
+        attempts: attempt,
+      });
+    }
 
-      if (RETRYABLE_STATUS.has(status) && mayRetry && attempt < this.retry.attempts) {
-        const retryAfter = parseRetryAfter(resHeaders["retry-after"]);
-        if (retryAfter === undefined || retryAfter <= this.retry.maxRetryAfterMs) {
-          await reply.stream?.dump().catch(() => {});
-          const delay = retryAfter ?? this.backoff(attempt);
-          this.log.warn(
-            { operation: req.operation, method, status, attempt, delayMs: delay },
-            "service busy or unavailable; retrying",
-          );
-          await this.pause(delay, where, attempt);
-          continue;
-        }
+    if (RETRYABLE_STATUS.has(status) && ex.mayRetry && attempt < this.retry.attempts) {
+      const retryAfter = parseRetryAfter(resHeaders["retry-after"]);
+      if (retryAfter === undefined || retryAfter <= this.retry.maxRetryAfterMs) {
+        await reply.stream?.dump().catch(() => {});
+        const delay = retryAfter ?? this.backoff(attempt);
+        this.log.warn(
+          { operation: req.operation, method, status, attempt, delayMs: delay },
+          "service busy or unavailable; retrying",
+        );
+        await this.pause(delay, ex, attempt);
+        return undefined;
       }
+    }
 
-      if (isErrorStatus(status, req.passStatus)) {
-        const text = await errorText(reply);
-        const serviceMessage = serviceMessageFrom(text, resHeaders["content-type"]);
-        throw this.failure(where, {
-          status,
-          serviceMessage,
-          missingEndpoint:
-            status === 404 && isMissingEndpointReply(path, text, resHeaders["content-type"], serviceMessage),
-          retryAfterMs: parseRetryAfter(resHeaders["retry-after"]),
-          attempts: attempt,
-        });
-      }
+    if (isErrorStatus(status, req.passStatus)) {
+      const text = await errorText(reply);
+      const serviceMessage = serviceMessageFrom(text, resHeaders["content-type"]);
+      throw this.failure(ex, {
+        status,
+        serviceMessage,
+        missingEndpoint:
+          status === 404 && isMissingEndpointReply(path, text, resHeaders["content-type"], serviceMessage),
+        retryAfterMs: parseRetryAfter(resHeaders["retry-after"]),
+        attempts: attempt,
+      });
+    }
+    return this.decoded<T>(ex, reply);
+  }
 
-      if (reply.stream) return { status, headers: resHeaders, data: reply.stream as T };
-      if (status === 204 || status === 205 || status === 304 || method === "HEAD") {
-        return { status, headers: resHeaders, data: undefined as T };
-      }
-      try {
-        return decodeReply<T>(reply.body, status, resHeaders, req);
-      } catch (err) {
-        if (!(err instanceof Unreadable)) throw err;
-        throw this.unreadable(where, status, attempt, err.message, err.cause);
-      }
+  /** A reply the caller takes: its stream, nothing (no body), or the body decoded by content type. */
+  private decoded<T>(ex: Exchange, reply: Reply): HttpResponse<T> {
+    const { status, headers } = reply;
+    if (reply.stream) return { status, headers, data: reply.stream as T };
+    if (status === 204 || status === 205 || status === 304 || ex.method === "HEAD") {
+      return { status, headers, data: undefined as T };
+    }
+    try {
+      return decodeReply<T>(reply.body, status, headers, ex.req);
+    } catch (err) {
+      if (!(err instanceof Unreadable)) throw err;
+      throw this.unreadable(ex, status, ex.attempt, err.message, err.cause);
     }
   }
 
@@ -665,10 +735,16 @@ export class HttpClient {
     return { status: res.statusCode, headers: headerRecord(res.headers), body: EMPTY, stream: res.body };
   }
 
-  private logRequest(where: Where, status: number, started: number, attempt: number): void {
+  private logRequest(ex: Exchange, status: number): void {
     // ms: until the reply was read (a download: until its head arrived)
     this.log.debug(
-      { operation: where.req.operation, method: where.method, status, ms: Date.now() - started, attempt },
+      {
+        operation: ex.req.operation,
+        method: ex.method,
+        status,
+        ms: Date.now() - ex.started,
+        attempt: ex.attempt,
+      },
       "service request",
     );
   }
