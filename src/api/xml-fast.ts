@@ -73,16 +73,40 @@ function checkedLocal(local: string): string {
 class OutsideSubset extends Error {}
 const OUTSIDE = new OutsideSubset();
 
+/**
+ * An element whose start tag has been read. Records are reused by depth (see OPEN): the parse is synchronous
+ * and never re-entered (`decode` and `isList` parse nothing), so one set serves every document, and a reply's
+ * parse allocates only what goes into its tree.
+ */
 interface Open {
   /** Where its qualified name starts in the document, and its prefix's length (0: none): for the end tag. */
   nameStart: number;
   prefixLength: number;
   local: string;
-  el: FastElement;
+  /** Made for the first attribute or child: a leaf element's value is its text alone. */
+  el: FastElement | undefined;
   attrs: boolean;
   children: boolean;
   /** Where the content not yet checked begins: after the start tag, then after each child. */
   from: number;
+}
+
+/** The element a child is added to, made for the first one. */
+function elementOf(o: Open): FastElement {
+  if (o.el === undefined) o.el = {};
+  return o.el;
+}
+
+/** The open elements' records, by depth; grown as deep documents need. */
+const OPEN: Open[] = [];
+
+function openAt(depth: number): Open {
+  let o = OPEN[depth];
+  if (o === undefined) {
+    o = { nameStart: 0, prefixLength: 0, local: "", el: undefined, attrs: false, children: false, from: 0 };
+    OPEN[depth] = o;
+  }
+  return o;
 }
 
 /**
@@ -98,6 +122,8 @@ export function parsePlainXml(
   try {
     return parse(xml, decode, isList);
   } catch (err) {
+    // The records of the elements left open let go of their trees (close() does it on the way out).
+    for (const o of OPEN) o.el = undefined;
     if (err === OUTSIDE) return undefined;
     throw err;
   }
@@ -178,12 +204,13 @@ function parse(
     i = end + 2;
   }
   const doc: FastElement = {};
-  const stack: Open[] = [];
+  /** How many elements are open: their records are OPEN[0 .. depth-1]. */
+  let depth = 0;
   let rootSeen = false;
 
   while (i < n) {
     const lt = xml.indexOf("<", i);
-    const top = stack.length > 0 ? stack[stack.length - 1] : undefined;
+    const top = depth > 0 ? OPEN[depth - 1] : undefined;
     // Outside the root: whitespace only.
     if (!top && !blank(xml, i, lt < 0 ? n : lt)) throw OUTSIDE;
     if (lt < 0) break;
@@ -215,9 +242,9 @@ function parse(
       if (isNameChar(xml.charCodeAt(j))) throw OUTSIDE;
       while (isSpace(xml.charCodeAt(j))) j++;
       if (xml.charCodeAt(j) !== GT) throw OUTSIDE;
-      stack.pop();
-      const parent = stack.length > 0 ? stack[stack.length - 1] : undefined;
-      close(xml, top, lt, parent ? parent.el : doc, decode, isList);
+      depth--;
+      const parent = depth > 0 ? OPEN[depth - 1] : undefined;
+      close(xml, top, lt, parent ? elementOf(parent) : doc, decode, isList);
       if (parent) parent.from = j + 1;
       i = j + 1;
       continue;
@@ -231,7 +258,7 @@ function parse(
     }
     const nameStart = lt + 1;
     const qnameEnd = nameEnd(xml, nameStart);
-    const el: FastElement = {};
+    let el: FastElement | undefined;
     let attrs = false;
     let j = qnameEnd;
     let seen: string[] | undefined;
@@ -267,6 +294,7 @@ function parse(
       }
       if (attrName.indexOf(":") >= 0) throw OUTSIDE;
       checkedLocal(attrName);
+      el ??= {};
       el[`@${attrName}`] = textAt(xml, valueStart, valueEnd, decode);
       attrs = true;
     }
@@ -278,19 +306,27 @@ function parse(
       j++;
     }
     const prefixLength = colon < 0 ? 0 : colon - nameStart;
-    const open: Open = { nameStart, prefixLength, local, el, attrs, children: false, from: j + 1 };
+    // The record above the open ones: kept (depth + 1) unless the element closes here.
+    const open = openAt(depth);
+    open.nameStart = nameStart;
+    open.prefixLength = prefixLength;
+    open.local = local;
+    open.el = el;
+    open.attrs = attrs;
+    open.children = false;
+    open.from = j + 1;
     if (top) top.children = true;
     else rootSeen = true;
     if (selfClosing) {
-      close(xml, open, j + 1, top ? top.el : doc, decode, isList);
+      close(xml, open, j + 1, top ? elementOf(top) : doc, decode, isList);
       if (top) top.from = j + 1;
       i = j + 1;
       continue;
     }
-    stack.push(open);
+    depth++;
     i = j + 1;
   }
-  if (stack.length > 0 || !rootSeen) throw OUTSIDE;
+  if (depth > 0 || !rootSeen) throw OUTSIDE;
   return doc;
 }
 
@@ -307,15 +343,17 @@ function close(
   if (open.children) {
     // Element content: the text after the last child must be whitespace too.
     if (!blank(xml, open.from, end)) throw OUTSIDE;
-    value = open.el;
+    value = open.el as FastElement; // made when the first child closed into it
   } else {
     const t = end > open.from ? textAt(xml, open.from, end, decode) : "";
     if (open.attrs) {
-      if (t !== "") open.el["#text"] = t;
-      value = open.el;
+      const el = open.el as FastElement; // made for the first attribute
+      if (t !== "") el["#text"] = t;
+      value = el;
     } else {
       value = t;
     }
   }
   add(parent, open.local, value, isList);
+  open.el = undefined; // the record is reused: it holds on to no tree
 }
