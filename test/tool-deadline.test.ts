@@ -1,6 +1,10 @@
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningRepository } from "../repository/server.js";
+import { HttpClient } from "../src/api/http.js";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { audienceFrom } from "../src/guards/visibility.js";
 import { createLogger } from "../src/log.js";
@@ -126,6 +130,80 @@ describe("startDeadline", () => {
     expect(timers()).toBeGreaterThanOrEqual(1);
     deadline.dispose();
     expect(timers()).toBe(before);
+  });
+});
+
+describe("requests in flight when a call's deadline passes or the client cancels", () => {
+  // A service that takes each request and never answers: only our side can end them.
+  let stalled: Server;
+  let http: HttpClient;
+  const arrived: IncomingMessage[] = [];
+  beforeAll(async () => {
+    stalled = createServer((req) => arrived.push(req));
+    stalled.listen(0, "127.0.0.1");
+    await once(stalled, "listening");
+    // One attempt each: a dropped connection is an error at once, not a retry that reaches the service again.
+    http = new HttpClient({
+      baseUrl: `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`,
+      retry: { attempts: 1 },
+    });
+  });
+  afterAll(async () => {
+    await http?.close();
+    stalled?.closeAllConnections();
+    await new Promise((r) => stalled?.close(r));
+  });
+
+  /** Resolves when the service sees the request's connection close (the client went away). */
+  function closed(req: IncomingMessage): Promise<void> {
+    req.on("error", () => {}); // "aborted": expected here
+    return new Promise((resolve) => req.once("close", () => resolve()));
+  }
+
+  /** A GET under `signal`, settled as the error it ends with, once the service has it. */
+  async function inFlight(signal: AbortSignal) {
+    const before = arrived.length;
+    const settled = http.request({ path: "/api/entity/root/children", operation: "test.stall", signal }).then(
+      () => new Error("answered"),
+      (err: Error) => err,
+    );
+    while (arrived.length === before) await new Promise((r) => setTimeout(r, 5));
+    return { settled, req: arrived.at(-1) as IncomingMessage };
+  }
+
+  it("are cancelled at the deadline, every one of them, and the service sees their connections close", async () => {
+    const deadline = startDeadline(300);
+    const [a, b] = [await inFlight(deadline.signal), await inFlight(deadline.signal)];
+    const gone = Promise.all([closed(a.req), closed(b.req)]);
+    const errors = await Promise.all([a.settled, b.settled]);
+    expect(deadline.expired).toBe(true);
+    for (const err of errors) expect(err.message).toMatch(/request cancelled/);
+    await gone;
+    deadline.dispose();
+  });
+
+  it("are cancelled when the client cancels the call", async () => {
+    const cancel = new AbortController();
+    const deadline = startDeadline(10_000, cancel.signal);
+    const a = await inFlight(deadline.signal);
+    const gone = closed(a.req);
+    cancel.abort();
+    expect((await a.settled).message).toMatch(/request cancelled/);
+    expect(deadline.expired).toBe(false);
+    await gone;
+    deadline.dispose();
+  });
+
+  it("one that ends on its own leaves the others listening: a later cancellation still reaches them", async () => {
+    const cancel = new AbortController();
+    const deadline = startDeadline(10_000, cancel.signal);
+    const done = await inFlight(deadline.signal);
+    const open = await inFlight(deadline.signal);
+    done.req.socket.destroy(); // the first one ends on its own (its connection drops)
+    expect((await done.settled).message).toMatch(/could not reach the service/);
+    cancel.abort();
+    expect((await open.settled).message).toMatch(/request cancelled/);
+    deadline.dispose();
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Dispatcher, Pool } from "undici";
+import { listenForAbort, stopListeningForAbort } from "./abort-relay.js";
 
 /**
  * One request whose reply is read whole into memory (every reply but a download), through undici's dispatch
@@ -80,7 +81,7 @@ export function requestBuffered(
   });
 }
 
-/** The dispatch handler: one object per request, and the signal's listener too (`handleEvent`). */
+/** The dispatch handler: one object per request, and the signal's listener too (`handleEvent`, abort-relay.ts). */
 class Collector implements Dispatcher.DispatchHandler {
   #abort: ((err: Error) => void) | undefined;
   /** Set when the request was cancelled before undici handed over its abort function. */
@@ -97,7 +98,7 @@ class Collector implements Dispatcher.DispatchHandler {
     private readonly resolve: (reply: BufferedReply) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    rules.signal?.addEventListener("abort", this);
+    if (rules.signal) listenForAbort(rules.signal, this);
   }
 
   /** The signal's abort: the request is aborted, and undici reports it through onError. */
@@ -184,7 +185,7 @@ class Collector implements Dispatcher.DispatchHandler {
 
   #settle(): void {
     this.#done = true;
-    this.rules.signal?.removeEventListener("abort", this);
+    if (this.rules.signal) stopListeningForAbort(this.rules.signal, this);
   }
 }
 

@@ -1,3 +1,5 @@
+import { type AbortListener, type AbortRelay, relayAborts } from "../api/abort-relay.js";
+
 /**
  * One overall deadline per tool call. `signal` aborts when the deadline passes or the client cancels the
  * call, so requests that take it are cancelled upstream; `run` stops waiting at the deadline even for work
@@ -83,7 +85,11 @@ function expireDue(): void {
   if (head !== undefined) arm(head.at);
 }
 
-class CallDeadline implements Deadline {
+/**
+ * A call's deadline. It also relays its signal's abort to the requests listening (api/abort-relay.ts): they
+ * register here rather than on the signal's EventTarget, which costs more than the rest of their bookkeeping.
+ */
+class CallDeadline implements Deadline, AbortRelay {
   readonly signal: AbortSignal;
   /** When the deadline passes (performance.now() time); infinite without one. */
   readonly at: number;
@@ -96,12 +102,16 @@ class CallDeadline implements Deadline {
   #error: Error | undefined = undefined;
   /** Rejects what `run` returned: the work is no longer waited for. */
   #stopWaiting: ((err: Error) => void) | undefined = undefined;
+  /** Requests listening for the abort: nearly always one at a time, so one slot, and a list beside it. */
+  #listener: AbortListener | undefined = undefined;
+  #moreListeners: AbortListener[] | undefined = undefined;
 
   constructor(
     private readonly ms: number | null,
     cancelled: AbortSignal | undefined,
   ) {
     this.signal = this.#controller.signal;
+    relayAborts(this.signal, this);
     this.#cancelled = cancelled;
     if (cancelled?.aborted) this.#controller.abort(cancelled.reason);
     else cancelled?.addEventListener("abort", this, ONCE);
@@ -118,7 +128,7 @@ class CallDeadline implements Deadline {
 
   /** The client cancelled the call (the listener on its signal: this object, so no closure per call). */
   handleEvent(): void {
-    this.#controller.abort(this.#cancelled?.reason);
+    this.#abort(this.#cancelled?.reason);
   }
 
   expire(): void {
@@ -126,7 +136,31 @@ class CallDeadline implements Deadline {
     const err = new DeadlineExpired(`no answer within ${this.ms} ms`);
     this.#error = err;
     this.#stopWaiting?.(err);
-    this.#controller.abort(err);
+    this.#abort(err);
+  }
+
+  add(listener: AbortListener): void {
+    if (this.#listener === undefined) this.#listener = listener;
+    else if (this.#moreListeners === undefined) this.#moreListeners = [listener];
+    else this.#moreListeners.push(listener);
+  }
+
+  delete(listener: AbortListener): void {
+    if (this.#listener === listener) this.#listener = undefined;
+    else if (this.#moreListeners) {
+      const i = this.#moreListeners.indexOf(listener);
+      if (i >= 0) this.#moreListeners.splice(i, 1);
+    }
+  }
+
+  /** Aborts the signal (its EventTarget's listeners first), then tells the relayed listeners, each once. */
+  #abort(reason: unknown): void {
+    if (this.signal.aborted) return;
+    this.#controller.abort(reason);
+    const listeners = [...(this.#listener ? [this.#listener] : []), ...(this.#moreListeners ?? [])];
+    this.#listener = undefined;
+    this.#moreListeners = undefined;
+    for (const l of listeners) l.handleEvent();
   }
 
   run<T>(work: Promise<T>): Promise<T> {
