@@ -64,6 +64,7 @@ export function isErrorStatus(status: number, passStatus: readonly number[] | un
 }
 
 const NOT_READ_FURTHER = "the rest of the reply is not read";
+const EMPTY = Buffer.alloc(0);
 
 export function requestBuffered(
   pool: Pool,
@@ -88,7 +89,9 @@ class Collector implements Dispatcher.DispatchHandler {
   #reason: Error | undefined;
   #status = 0;
   #headers: Record<string, string> | undefined;
-  #chunks: Buffer[] = [];
+  /** The body's first chunk, and the rest once there are more (a small reply arrives in one). */
+  #first: Buffer | undefined = undefined;
+  #more: Buffer[] | undefined = undefined;
   #size = 0;
   #errorReply = false;
   #done = false;
@@ -136,7 +139,7 @@ class Collector implements Dispatcher.DispatchHandler {
     if (this.#done) return true;
     this.#size += chunk.length;
     if (this.#errorReply) {
-      this.#chunks.push(chunk);
+      this.#keep(chunk);
       if (this.#size >= this.rules.errorLimit) {
         this.#finish(this.rules.errorLimit);
         this.#abort?.(new Error(NOT_READ_FURTHER));
@@ -148,8 +151,14 @@ class Collector implements Dispatcher.DispatchHandler {
       this.#abort?.(new Error(NOT_READ_FURTHER));
       return true;
     }
-    this.#chunks.push(chunk);
+    this.#keep(chunk);
     return true;
+  }
+
+  #keep(chunk: Buffer): void {
+    if (this.#first === undefined) this.#first = chunk;
+    else if (this.#more === undefined) this.#more = [this.#first, chunk];
+    else this.#more.push(chunk);
   }
 
   onComplete(_trailers: string[] | null): void {
@@ -170,11 +179,14 @@ class Collector implements Dispatcher.DispatchHandler {
 
   #finish(length: number): void {
     this.#settle();
-    const chunks = this.#chunks;
     const body =
-      chunks.length === 1 && length >= this.#size
-        ? (chunks[0] as Buffer)
-        : Buffer.concat(chunks).subarray(0, length);
+      this.#more !== undefined
+        ? Buffer.concat(this.#more).subarray(0, length)
+        : this.#first === undefined
+          ? EMPTY
+          : length >= this.#size
+            ? this.#first
+            : this.#first.subarray(0, length);
     this.resolve({ status: this.#status, headers: this.#headers ?? {}, body });
   }
 

@@ -29,20 +29,11 @@ export function sharedContext(
 }
 
 /**
- * A handler's context for one call: the shared parts copied in, the call's own signal, and progress and
- * confirmation as methods rather than closures made per call.
+ * A handler's context for one call: the call's own signal, and everything else read from what every call of
+ * the tool shares (getters, not fields copied in per call); progress and confirmation as methods rather than
+ * closures made per call.
  */
 export class CallContext implements ToolContext {
-  readonly api: ServiceClient;
-  readonly entity: EntityApi;
-  readonly content: ContentApi;
-  readonly session: Session;
-  readonly config: Config;
-  readonly log: ServerRuntime["log"];
-  readonly audit: AuditLog;
-  readonly signedIn: () => Promise<void>;
-  readonly signOut: (() => Promise<void>) | undefined;
-  readonly access: ToolContext["access"];
   readonly #shared: SharedContext;
   readonly #mcp: ServerContext;
   #lastProgress = Number.NEGATIVE_INFINITY;
@@ -52,19 +43,39 @@ export class CallContext implements ToolContext {
     readonly signal: AbortSignal,
     mcp: ServerContext,
   ) {
-    const { runtime, api } = shared;
-    this.api = api;
-    this.entity = api.entity;
-    this.content = api.content;
-    this.session = runtime.session;
-    this.config = runtime.config;
-    this.log = runtime.log;
-    this.audit = runtime.audit;
-    this.signedIn = shared.signedIn;
-    this.signOut = runtime.person?.signOut;
-    this.access = shared.access;
     this.#shared = shared;
     this.#mcp = mcp;
+  }
+
+  get api(): ServiceClient {
+    return this.#shared.api;
+  }
+  get entity(): EntityApi {
+    return this.#shared.api.entity;
+  }
+  get content(): ContentApi {
+    return this.#shared.api.content;
+  }
+  get session(): Session {
+    return this.#shared.runtime.session;
+  }
+  get config(): Config {
+    return this.#shared.runtime.config;
+  }
+  get log(): ServerRuntime["log"] {
+    return this.#shared.runtime.log;
+  }
+  get audit(): AuditLog {
+    return this.#shared.runtime.audit;
+  }
+  get signedIn(): () => Promise<void> {
+    return this.#shared.signedIn;
+  }
+  get signOut(): (() => Promise<void>) | undefined {
+    return this.#shared.runtime.person?.signOut;
+  }
+  get access(): ToolContext["access"] {
+    return this.#shared.access;
   }
 
   confirmationFor(forArgs: Record<string, unknown>, plan: ConfirmPlan): { token: string; expiresAt: string } {

@@ -106,16 +106,15 @@ export function readEntity(doc: XmlElement): Entity {
   const description = childText(obj, "Description");
   const customType = childText(obj, "CustomType");
   const parentRef = childText(obj, "Parent");
-  return {
-    ref,
-    type,
-    title: childText(obj, "Title") ?? "",
-    ...(description ? { description } : {}),
-    securityTag: childText(obj, "SecurityTag") ?? "",
-    ...(customType ? { customType } : {}),
-    ...(parentRef ? { parentRef } : {}),
-    fragments,
-  };
+  // Filled in key by key, in this order (the optional facts only when present): a spread per optional fact
+  // made an object more for each, on every entity read.
+  const e = { ref, type, title: childText(obj, "Title") ?? "" } as Entity;
+  if (description) e.description = description;
+  e.securityTag = childText(obj, "SecurityTag") ?? "";
+  if (customType) e.customType = customType;
+  if (parentRef) e.parentRef = parentRef;
+  e.fragments = fragments;
+  return e;
 }
 
 function summary(el: XmlElement): EntitySummary | undefined {

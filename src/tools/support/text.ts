@@ -37,9 +37,15 @@ export function pageNote(offset: number, shown: number, total: number, nextCurso
   return nextCursor ? `${range}; for more, call again with cursor "${nextCursor}".` : `${range} (the end).`;
 }
 
-/** Lines joined, empty ones dropped. */
+/** Lines joined, empty ones dropped. (A loop: every answer's text is made here, and filter() made an array more.) */
 export function lines(...parts: (string | undefined | false)[]): string {
-  return parts.filter((p): p is string => typeof p === "string" && p !== "").join("\n");
+  let out = "";
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (typeof p !== "string" || p === "") continue;
+    out = out === "" ? p : `${out}\n${p}`;
+  }
+  return out;
 }
 
 /** "20,876 bytes (20 KB)": the exact count a person compares, with a readable size beside it. */
