@@ -14,6 +14,8 @@
 //  3. Answer size against the raw service responses a client would need for the same question (target ≤ 1/5).
 // Usage: node bench/mcp.mjs [--calls 300] [--far-calls 60] [--starts 7] [--only overhead,cold,answers]
 //        [--cli path/to/cli.js]  (another build, e.g. to compare before and after a change)
+//        [--baseline path/to/cli.js]  (figure 1 also runs that build's stdio server in the same loop: before and
+//        after a change side by side, each against the same floor, so the machine's load of the moment hits both)
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     starts: { type: "string", default: "7" },
     only: { type: "string" },
     cli: { type: "string" },
+    baseline: { type: "string" },
   },
 });
 const CALLS = Number(values.calls);
@@ -39,6 +42,8 @@ const STARTS = Number(values.starts);
 /** Which figures to take: overhead, cold, answers (default all). */
 const ONLY = new Set((values.only ?? "overhead,cold,answers").split(","));
 const cli = values.cli ?? fileURLToPath(new URL("../dist/src/cli.js", import.meta.url));
+/** Another build whose stdio server joins figure 1's loopback loop (before/after a change, side by side). */
+const baselineCli = values.baseline;
 const floorScript = fileURLToPath(new URL("./sdk-floor.mjs", import.meta.url));
 const MANAGER = { username: "manager", password: "manager-demo-pw" };
 const MODERN = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
@@ -229,6 +234,9 @@ try {
       ours: {
         stdio: await connectStdio("bench-stdio", process.execPath, [cli], ourEnv(base)),
         http: await ourHttp(base),
+        ...(baselineCli
+          ? { baseline: await connectStdio("bench-baseline", process.execPath, [baselineCli], ourEnv(base)) }
+          : {}),
       },
       floor: {
         stdio: await connectStdio("bench-floor", process.execPath, [floorScript], floorEnv(base, token)),
@@ -262,6 +270,17 @@ try {
     /** One contender per row: [label, step]. */
     const rowsOf = (set, url, tok, withFloors) => [
       ["raw GET", () => rawGet(url, tok)],
+      ...(set.ours.baseline
+        ? [
+            [
+              "stdio: get_entity (baseline build)",
+              () => call(set.ours.baseline.client, "get_entity", summaryArgs),
+            ],
+            ...(withFloors
+              ? [["stdio: whoami (baseline build)", () => call(set.ours.baseline.client, "whoami", {})]]
+              : []),
+          ]
+        : []),
       ...["stdio", "http"].flatMap((t) => [
         [`${t}: get_entity (ours)`, () => call(set.ours[t].client, "get_entity", summaryArgs)],
         [`${t}: get_raw (SDK floor + GET)`, () => call(set.floor[t].client, "get_raw", { ref: assetRef })],
@@ -338,6 +357,12 @@ try {
       console.log(
         `      of the +${ms(ours)} per call on loopback, the SDK and transport account for +${ms(sdk)}; ours adds ${ms(ours - sdk)}`,
       );
+      const before = nearMed[`${t}: get_entity (baseline build)`];
+      if (before !== undefined) {
+        console.log(
+          `      the baseline build (${baselineCli}) in the same loop adds ${ms(before - nearMed["raw GET"] - sdk)}`,
+        );
+      }
     }
   }
 
