@@ -131,6 +131,23 @@ describe("Session against the repository service", () => {
     expect(issuedSecrets(repo).length).toBe(issued + 2); // exactly one new token pair
   });
 
+  it("gives the same frozen answer to who it is until the token changes, then a new one", async () => {
+    let now = Date.now();
+    const session = open(repo, { clock: () => now });
+    await session.login();
+    const first = await session.whoAmI();
+    expect(await session.whoAmI()).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.roles)).toBe(true);
+    // A refresh (12.5 minutes into a 15-minute token) gives a new token, so a new answer with its expiry.
+    now += 12.5 * 60_000;
+    await details(session);
+    expect(session.stats.refreshes).toBe(1);
+    const after = await session.whoAmI();
+    expect(after).not.toBe(first);
+    expect(Date.parse(after.tokenExpiresAt)).toBeGreaterThan(Date.parse(first.tokenExpiresAt));
+    expect(after.roles).toEqual(first.roles);
+  });
+
   it("lets a request in flight on the old token arrive before refreshing (the refresh revokes it)", async () => {
     const faults = repo.faults!;
     faults.clear();

@@ -203,6 +203,10 @@ export class Session {
   #current: Current | undefined;
   #sessionStart = 0;
   #details: Details | undefined;
+  /** whoAmI's last answer and what it was made from. */
+  #lastWhoAmI:
+    | { current: Current | undefined; details: Details | undefined; sessionStart: number; value: WhoAmI }
+    | undefined;
   #pending: Promise<void> | undefined;
   #challenge: { error: ChallengeRequired; twoFactor?: TwoFactorOutcome } | undefined;
   #inFlight = new Map<string, number>();
@@ -321,16 +325,23 @@ export class Session {
     }
     const cur = this.#current;
     const details = this.#details;
-    return {
+    // The same answer (one frozen object) until the token, the details or the session change: whoami and
+    // the role checks ask often, and the tool answers made from it are kept by it (tools/session/whoami.ts).
+    const last = this.#lastWhoAmI;
+    if (last && last.current === cur && last.details === details && last.sessionStart === this.#sessionStart)
+      return last.value;
+    const value: WhoAmI = Object.freeze({
       user: details?.user || this.username,
       ...(details?.fullName ? { fullName: details.fullName } : {}),
       ...(details?.email ? { email: details.email } : {}),
       ...((details?.tenant ?? this.tenant) ? { tenant: details?.tenant ?? this.tenant } : {}),
-      roles: [...(details?.roles ?? [])],
+      roles: Object.freeze([...(details?.roles ?? [])]) as string[],
       tokenExpiresAt: new Date(cur?.expiresAt ?? 0).toISOString(),
       sessionStartedAt: new Date(this.#sessionStart).toISOString(),
       sessionEndsAt: new Date(this.#sessionStart + this.#maxLifetimeMs).toISOString(),
-    };
+    });
+    this.#lastWhoAmI = { current: cur, details, sessionStart: this.#sessionStart, value };
+    return value;
   }
 
   /** Stops the keep-alive timer and closes the connections. The session cannot be used afterwards. */
