@@ -118,6 +118,11 @@ type Output = z.infer<typeof output>;
 type Include = (typeof INCLUDES)[number];
 type Note = (key: string, total: number, shown: number) => void;
 
+/** Records how many of a list were left out of the answer (nothing when all are shown). */
+function noteOmitted(omitted: Record<string, number>, key: string, total: number, shown: number): void {
+  if (total > shown) omitted[key] = total - shown;
+}
+
 /** The look-up order for each guessed kind: the guess first, then the others. */
 const ORDER_FROM: Record<EntityType, readonly EntityType[]> = {
   IO: ["IO", "SO", "CO"],
@@ -220,9 +225,7 @@ export default defineTool({
     const omitted: Record<string, number> = {};
     // One failed sub-request loses only its own part of the answer, named with why (support/unread.ts).
     const unread = new UnreadParts(ctx, "get_entity");
-    const note = (key: string, total: number, shown: number) => {
-      if (total > shown) omitted[key] = total - shown;
-    };
+    const note: Note = (key, total, shown) => noteOmitted(omitted, key, total, shown);
     return answer(e, want, await readParts(ctx, e, want, note, unread), omitted, unread);
   },
 });
@@ -251,8 +254,7 @@ function answer(
         .slice(0, MAX_LIST)
         .map((f) => ({ mref: f.mref, schema: f.schema, schemaName: schemaName(f.schema) }))
     : undefined;
-  if (fragments && e.fragments.length > fragments.length)
-    omitted.metadata = e.fragments.length - fragments.length;
+  if (fragments) noteOmitted(omitted, "metadata", e.fragments.length, fragments.length);
 
   // Optional parts added only when present, in the schema's order (no spread per part).
   const structured: Output = { entity: entityOut(e) };
